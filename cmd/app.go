@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// app is everything a command touches outside its own arguments. Main builds
+// the real one; tests build theirs with a fake backend or clock. No field
+// can be set from the command line or the environment.
+type app struct {
+	paths  store.Paths
+	store  *store.Store
+	stdout io.Writer
+	stderr io.Writer
+	now    func() time.Time
+
+	// backend shows the dialog inside a holder.
+	backend dialog.Backend
+	// detect tells whether a person can be asked here.
+	detect func() platform.Session
+	// startHolder starts a detached holder process.
+	startHolder func(argv []string, lock platform.Lock) error
+	// settle is how long a dialog program must keep running before its
+	// window counts as shown. A program that ends sooner failed to render:
+	// GNOME zenity needs about half a second to map its window, so no person
+	// can have answered by then.
+	settle time.Duration
+}
+
+func newApp() *app {
+	paths := store.DefaultPaths()
+	a := &app{
+		paths:       paths,
+		store:       store.New(paths.DB),
+		stdout:      os.Stdout,
+		stderr:      os.Stderr,
+		now:         time.Now,
+		backend:     dialog.Zenity{},
+		detect:      platform.Detect,
+		startHolder: platform.StartDetached,
+		settle:      300 * time.Millisecond,
+	}
+	a.store.Warn = a.warn
+	return a
+}
+
+func (a *app) warn(err error) {
+	fmt.Fprintf(a.stderr, msgWarning+"\n", err)
+}
+
+// logEvent appends one event to the audit history.
+func (a *app) logEvent(event string, rec store.Record, outcome, reason string) error {
+	dir, _ := os.Getwd()
+	if rec.CallerDir != "" && dir == "/" {
+		dir = rec.CallerDir
+	}
+	return store.AppendEvent(a.paths.History, store.Event{
+		Time:        a.now().UTC(),
+		Event:       event,
+		Identity:    rec.Identity,
+		Title:       rec.Title,
+		MessageHash: rec.MessageHash,
+		Outcome:     outcome,
+		Reason:      reason,
+		Attempt:     rec.Attempt,
+		PID:         os.Getpid(),
+		Dir:         dir,
+	})
+}
+
+// logEventOrWarn is logEvent for events whose loss should not change the
+// outcome: it reports a failure as a warning.
+func (a *app) logEventOrWarn(event string, rec store.Record, outcome, reason string) {
+	if err := a.logEvent(event, rec, outcome, reason); err != nil {
+		a.warn(fmt.Errorf("recording %s in the history: %w", event, err))
+	}
+}
+
+func messageHash(msg string) string {
+	h := sha256.Sum256([]byte(msg))
+	return hex.EncodeToString(h[:])
+}

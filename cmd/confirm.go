@@ -1,0 +1,317 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// step is what a waiter does next with a request, given what it has seen.
+type step int
+
+const (
+	stepReturn    step = iota // the record is this invocation's answer
+	stepWait                  // a live holder is showing this request
+	stepSpawn                 // nobody is showing it: start a holder
+	stepSupersede             // an older request under the same key is open: close it
+	stepReplaced              // a newer request under the same key replaced ours
+	stepGiveUp                // the holder kept dying: report failure
+)
+
+// sighting is what a waiter saw on one look at the store and the lock.
+type sighting struct {
+	rec   store.Record
+	found bool
+	// alive is true while a holder (or a caller starting one) holds the
+	// identity's lock.
+	alive bool
+	// first is true until the waiter has acted on what it saw once. A first
+	// look may reuse a remembered answer or supersede an older request; later
+	// looks only follow the request this invocation made or joined.
+	first bool
+}
+
+// decide is the request lifecycle seen from one waiter. It is pure, so the
+// whole table of cases is tested directly. attempt is the attempt number for
+// stepSpawn.
+func decide(s sighting, content string, now time.Time, remember time.Duration, maxAttempts int) (next step, attempt int) {
+	rec := s.rec
+	switch {
+	case !s.found:
+		return stepSpawn, 1
+	case rec.ContentHash != content && !s.first:
+		return stepReplaced, 0
+	case rec.ContentHash != content && !rec.Status.Final() && s.alive:
+		return stepSupersede, 0
+	case rec.ContentHash != content:
+		return stepSpawn, 1
+	case rec.Status == store.Failed && s.first:
+		// A failure to render is not an answer: a new invocation tries again.
+		return stepSpawn, 1
+	case rec.Status == store.Failed && rec.Attempt < maxAttempts:
+		return stepSpawn, rec.Attempt + 1
+	case rec.Status.Final() && (!s.first || rec.FreshAt(now, remember)):
+		return stepReturn, 0
+	case rec.Status.Final():
+		return stepSpawn, 1
+	case s.alive:
+		return stepWait, 0
+	case !platform.LockHandedOff && rec.Status == store.Requested && now.Sub(rec.RequestedAt) < holderStartGrace:
+		// Where the lock cannot be handed over, a holder that was just
+		// started has not taken it yet.
+		return stepWait, 0
+	case s.first || rec.Attempt < maxAttempts:
+		// The holder died without an answer.
+		return stepSpawn, rec.Attempt + 1
+	default:
+		return stepGiveUp, 0
+	}
+}
+
+// holderStartGrace is how long a "requested" record stands in for a lock
+// that a just-started holder has not taken yet, on systems without lock
+// hand-over.
+const holderStartGrace = 10 * time.Second
+
+// confirm runs the request lifecycle for one invocation and returns its
+// outcome. It never returns an approval that is not recorded as Approved for
+// this request's identity and content.
+func (a *app) confirm(o *confirmOptions) result {
+	req := o.req
+	id, content := req.Identity(), req.ContentHash()
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return errorResult(id, ExitInternal, err)
+	}
+	if err := store.EnsureDir(a.paths.Locks); err != nil {
+		return a.storeError(id, err)
+	}
+	lockPath := a.paths.LockFile(id)
+	deadline := a.now().Add(o.wait)
+	maxAttempts := o.retries + 1
+	first, lastLook := true, false
+	for {
+		var s sighting
+		s.first = first
+		s.rec, s.found, err = a.store.Get(id)
+		if err != nil {
+			return a.storeError(id, err)
+		}
+		if s.alive, err = holderAlive(lockPath); err != nil {
+			return a.storeError(id, err)
+		}
+		next, attempt := decide(s, content, a.now(), o.remember, maxAttempts)
+		if lastLook && (next == stepWait || next == stepSpawn) {
+			if !s.found {
+				return errorResult(id, ExitInternal, errors.New("the request record vanished while waiting"))
+			}
+			return fromRecord(s.rec, false)
+		}
+		switch next {
+		case stepReturn:
+			if first {
+				a.logEventOrWarn("reused", s.rec, string(s.rec.Status), "")
+			}
+			return fromRecord(s.rec, first)
+		case stepReplaced:
+			rec := s.rec
+			rec.Status, rec.EndedAt = store.Superseded, time.Time{}
+			return fromRecord(rec, false)
+		case stepGiveUp:
+			return a.giveUp(s.rec, maxAttempts)
+		case stepSupersede:
+			if err := a.closeRequest(s.rec, store.Superseded, lockPath); err != nil {
+				return errorResult(id, ExitInternal, err)
+			}
+			continue
+		case stepSpawn:
+			if !a.detect().CanAsk {
+				return a.headless(o, id)
+			}
+			started, err := a.spawn(o, s, content, payload, attempt, lockPath)
+			if err != nil {
+				return a.storeError(id, err)
+			}
+			if !started {
+				// Another caller took the lock first: look again shortly.
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		first = false
+		left := deadline.Sub(a.now())
+		switch {
+		case left <= 0:
+			lastLook = true
+		case platform.LockHandedOff:
+			waitForRelease(lockPath, left)
+		default:
+			time.Sleep(min(left, 50*time.Millisecond))
+		}
+	}
+}
+
+// spawn starts a holder for the request, unless another caller is already
+// starting one. It re-checks the record under the identity's lock, so an
+// answer that landed since the waiter looked is never overwritten.
+func (a *app) spawn(o *confirmOptions, seen sighting, content string, payload []byte, attempt int, lockPath string) (bool, error) {
+	lock, ok, err := platform.TryLock(lockPath)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer lock.Release()
+	if seen.found && seen.rec.HolderPID != 0 && !seen.rec.Status.Final() {
+		// We hold the lock, so that holder is dead; its dialog may not be.
+		platform.KillOrphanedDialog(seen.rec.HolderPID)
+	}
+	now := a.now()
+	wd, _ := os.Getwd()
+	id := o.req.Identity()
+	changed := errors.New("record changed")
+	rec, err := a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if found != seen.found || rec.Version != seen.rec.Version {
+			return false, changed
+		}
+		*rec = store.Record{
+			ContentHash: content,
+			Title:       o.req.Title,
+			Request:     payload,
+			MessageHash: messageHash(o.req.Message),
+			Status:      store.Requested,
+			Attempt:     attempt,
+			RequestedAt: now,
+			Deadline:    now.Add(o.timeout),
+			Remember:    o.remember,
+			CallerPID:   os.Getpid(),
+			CallerDir:   wd,
+			Version:     rec.Version,
+		}
+		return true, nil
+	})
+	if errors.Is(err, changed) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	a.logEventOrWarn("requested", rec, "", "")
+	argv := []string{os.Args[0], holdCommandName, id, content}
+	if platform.LockHandedOff {
+		argv = append(argv, fmt.Sprintf("--lock-fd=%d", platform.HolderLockFD))
+	}
+	if err := a.startHolder(argv, lock); err != nil {
+		reason := fmt.Sprintf(msgHolderStart, err)
+		a.finish(id, content, 0, store.Failed, reason)
+		return true, nil
+	}
+	return true, nil
+}
+
+// finish records a final state for the request with the given content,
+// unless it already ended or belongs to another holder. holderPID 0 matches
+// a record with no holder. It returns the record as stored.
+func (a *app) finish(id, content string, holderPID int, status store.Status, reason string) (store.Record, bool, error) {
+	wrote := false
+	rec, err := a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
+			return false, nil
+		}
+		rec.Status, rec.Reason, rec.EndedAt = status, reason, a.now()
+		wrote = true
+		return true, nil
+	})
+	if err == nil && wrote {
+		a.logEventOrWarn(eventFor(status), rec, string(status), reason)
+	}
+	return rec, wrote, err
+}
+
+// eventFor names the history event that records a final status.
+func eventFor(s store.Status) string {
+	switch s {
+	case store.Approved, store.Denied:
+		return "answered"
+	default:
+		return string(s)
+	}
+}
+
+// giveUp ends a request whose holders kept dying.
+func (a *app) giveUp(rec store.Record, attempts int) result {
+	reason := fmt.Sprintf(msgHolderDiedLimit, attempts)
+	if _, _, err := a.finish(rec.Identity, rec.ContentHash, rec.HolderPID, store.Failed, reason); err != nil {
+		return a.storeError(rec.Identity, err)
+	}
+	rec.Status, rec.Reason = store.Failed, reason
+	return fromRecord(rec, false)
+}
+
+// closeRequest asks the holder of rec to close its dialog and end the
+// request as status, and waits (boundedly) until it has. A request whose
+// holder is gone is ended directly.
+func (a *app) closeRequest(rec store.Record, status store.Status, lockPath string) error {
+	_, err := a.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.ContentHash != rec.ContentHash || r.Status.Final() {
+			return false, nil
+		}
+		r.CancelRequest = status
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if rec.HolderPID != 0 {
+		_ = platform.InterruptHolder(rec.HolderPID)
+	}
+	const patience = 5 * time.Second
+	if !waitForRelease(lockPath, patience) {
+		return fmt.Errorf(msgSupersedeStuck, patience)
+	}
+	// The holder recorded the end itself, unless it died first.
+	_, _, err = a.finish(rec.Identity, rec.ContentHash, rec.HolderPID, status, "")
+	return err
+}
+
+// headless applies --if-headless when nobody can be asked.
+func (a *app) headless(o *confirmOptions, id string) result {
+	why := a.detect().Reason
+	rec := store.Record{Identity: id, Title: o.req.Title, MessageHash: messageHash(o.req.Message)}
+	r := result{Key: id}
+	switch o.ifHeadless {
+	case "approve":
+		// The one approval without a click: it must be on record first.
+		if err := a.logEvent("headless", rec, "approved", why); err != nil {
+			return a.storeError(id, fmt.Errorf("recording the headless approval: %w", err))
+		}
+		a.warn(fmt.Errorf(msgHeadlessApprove, why))
+		r.Status, r.ExitCode, r.Message = statusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
+	case "deny":
+		a.logEventOrWarn("headless", rec, "denied", why)
+		r.Status, r.ExitCode, r.Message = statusDenied, ExitDenied, fmt.Sprintf(msgHeadlessDeny, why)
+	default:
+		a.logEventOrWarn("headless", rec, "failed", why)
+		r.Status, r.ExitCode, r.Message = statusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
+		fmt.Fprintf(a.stderr, "ask-confirm: hint: %s\n", hintHeadless)
+	}
+	return r
+}
+
+func (a *app) storeError(id string, err error) result {
+	r := errorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
+	a.warn(fmt.Errorf("hint: "+hintStoreUnusable, a.paths.DB))
+	return r
+}
+
+// requestFrom decodes the request a record carries.
+func requestFrom(rec store.Record) (dialog.Request, error) {
+	var req dialog.Request
+	if err := json.Unmarshal(rec.Request, &req); err != nil {
+		return req, fmt.Errorf("decoding the stored request: %w", err)
+	}
+	return req, req.Validate()
+}

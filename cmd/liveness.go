@@ -1,0 +1,49 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// holderAlive reports whether some process holds the identity's lock: a
+// holder showing the dialog, or a caller about to start one. It never
+// removes the lock file, which another process may hold.
+func holderAlive(lockPath string) (bool, error) {
+	l := flock.New(lockPath)
+	ok, err := l.TryRLock()
+	if err != nil {
+		return false, fmt.Errorf("testing holder lock: %w", err)
+	}
+	if ok {
+		l.Unlock()
+		return false, nil
+	}
+	l.Close()
+	return true, nil
+}
+
+// waitForRelease blocks until nobody holds the lock exclusively, or until
+// timeout, and reports whether the lock was released. A blocking shared
+// lock wakes the moment the holder exits, with no polling of the store.
+// On timeout the goroutine stays blocked until the holder exits; a waiter
+// process exits soon after, so at most one such goroutine lingers.
+func waitForRelease(lockPath string, timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		l := flock.New(lockPath)
+		if err := l.RLock(); err == nil {
+			l.Unlock()
+		}
+		close(done)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

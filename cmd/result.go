@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// result is the outcome of one confirm invocation: what --json prints, and
+// what the one-line message and exit code are made from.
+type result struct {
+	Status      string    `json:"status"`
+	ExitCode    ExitCode  `json:"exit_code"`
+	Key         string    `json:"key"`
+	Remembered  bool      `json:"remembered"`
+	Rendered    bool      `json:"rendered"`
+	Attempt     int       `json:"attempt"`
+	ShouldRetry bool      `json:"should_retry"`
+	RetryReason string    `json:"retry_reason,omitempty"`
+	RequestedAt time.Time `json:"requested_at,omitzero"`
+	AnsweredAt  time.Time `json:"answered_at,omitzero"`
+	Message     string    `json:"message"`
+}
+
+// The status words of --json.
+const (
+	statusApproved   = "approved"
+	statusDenied     = "denied"
+	statusCancelled  = "cancelled"
+	statusPending    = "pending"
+	statusExpired    = "expired"
+	statusHeadless   = "headless"
+	statusFailed     = "failed"
+	statusSuperseded = "superseded"
+	statusError      = "error"
+)
+
+// fromRecord turns the record of this invocation's own request into a
+// result. Only a record whose status is Approved gives exit 0.
+func fromRecord(rec store.Record, remembered bool) result {
+	r := result{
+		Key:         rec.Identity,
+		Remembered:  remembered,
+		Rendered:    !rec.ShownAt.IsZero(),
+		Attempt:     rec.Attempt,
+		RequestedAt: rec.RequestedAt,
+		AnsweredAt:  rec.EndedAt,
+	}
+	switch rec.Status {
+	case store.Approved:
+		r.Status, r.ExitCode = statusApproved, ExitApproved
+		r.Message = msgApproved
+	case store.Denied:
+		r.Status, r.ExitCode = statusDenied, ExitDenied
+		r.Message = msgDenied
+	case store.Cancelled:
+		r.Status, r.ExitCode = statusCancelled, ExitDenied
+		r.Message = msgCancelled
+	case store.Expired:
+		r.Status, r.ExitCode = statusExpired, ExitExpired
+		r.Message = msgExpired
+	case store.Superseded:
+		r.Status, r.ExitCode = statusSuperseded, ExitSuperseded
+		r.Message = msgSuperseded
+	case store.Failed:
+		r.Status, r.ExitCode = statusFailed, ExitFailed
+		r.Message = fmt.Sprintf(msgFailed, rec.Reason)
+	case store.Requested, store.Shown:
+		r.Status, r.ExitCode = statusPending, ExitPending
+		r.Message, r.ShouldRetry, r.RetryReason = msgPending, true, msgRetryReason
+		r.AnsweredAt = time.Time{}
+	default:
+		r.Status, r.ExitCode = statusError, ExitInternal
+		r.Message = fmt.Sprintf(msgUnknownStatus, rec.Status)
+	}
+	if remembered && r.ExitCode != ExitInternal {
+		r.Message = fmt.Sprintf(msgRemembered, r.Message, rec.EndedAt.Local().Format(time.TimeOnly))
+	}
+	return r
+}
+
+func errorResult(key string, code ExitCode, err error) result {
+	return result{Status: statusError, ExitCode: code, Key: key, Message: err.Error()}
+}
+
+// print writes the result: the JSON object on stdout with --json, and a one
+// line summary on stderr otherwise. Stdout carries nothing but the JSON.
+func (r result) print(stdout, stderr io.Writer, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(r)
+	}
+	prefix := "ask-confirm: "
+	if r.Status == statusError {
+		prefix += "error: "
+	} else if r.ExitCode != ExitApproved && r.ExitCode != ExitDenied && r.ExitCode != ExitPending {
+		prefix += r.Status + ": "
+	}
+	_, err := fmt.Fprintln(stderr, prefix+r.Message)
+	return err
+}

@@ -1,0 +1,170 @@
+// Package cmd is ask-confirm's command line and the only place that knows
+// the request lifecycle: it combines the dialog, the store and the platform.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+)
+
+// Main runs ask-confirm with the process's arguments and returns its exit
+// code.
+func Main() int {
+	a := newApp()
+	root := newRootCommand(a)
+	root.SetArgs(os.Args[1:])
+	return a.execute(root)
+}
+
+// execute runs root and turns the outcome into an exit code, printing any
+// error that has not been printed yet.
+func (a *app) execute(root *cobra.Command) int {
+	ran, err := root.ExecuteC()
+	if err == nil && ran == root {
+		// The confirm command always reports its outcome as an exitError;
+		// a bare nil from it would be a bug, and must not read as approval.
+		err = errors.New("the confirm command ended without an outcome")
+	}
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintf(a.stderr, "ask-confirm: error: %v\n", err)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(a.stderr, "ask-confirm: hint: %s\n", hintFlag)
+		}
+	}
+	return int(exitCodeFor(err))
+}
+
+// Limits on the durations, as stated in the help text.
+const (
+	maxWait     = 24 * time.Hour
+	maxTimeout  = 24 * time.Hour
+	maxRemember = 7 * 24 * time.Hour
+	maxRetries  = 5
+)
+
+// confirmOptions are the root command's flags.
+type confirmOptions struct {
+	req        dialog.Request
+	wait       time.Duration
+	timeout    time.Duration
+	remember   time.Duration
+	retries    int
+	ifHeadless string
+	json       bool
+}
+
+func newRootCommand(a *app) *cobra.Command {
+	o := &confirmOptions{}
+	c := &cobra.Command{
+		Use:   "ask-confirm --message TEXT [flags]",
+		Short: "Ask a person to approve or cancel, and report the answer as an exit code",
+		Long: `ask-confirm shows a native approve/cancel dialog and exits with the answer.
+
+The dialog outlives the caller: if nobody answers within --wait, ask-confirm
+exits 3 (pending) and the dialog stays up until --timeout. Running the same
+command again collects the answer, or joins the dialog still open; there is
+never a second dialog for the same request.
+
+Exit codes:
+  0  approved by a person (now, or within --remember)
+  1  denied: Cancel, Esc, window closed, or ask-confirm cancel
+  2  usage error or invalid input
+  3  pending: the dialog is still open; run the same command again
+  4  nobody can be asked (no display) and no --if-headless default
+  5  expired: --timeout passed unanswered (a deny)
+  6  the dialog could not be shown
+  7  superseded by a newer request with the same --key
+  8  internal error (store unusable); never an approval`,
+		Example: `  ask-confirm --title Deploy --message "Ship v2 to production?" && ./deploy.sh
+  ask-confirm --json --key release-42 --message "Tag v2.0.0?"`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.runConfirm(c, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.req.Title, "title", dialog.DefaultTitle, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
+	f.StringVar(&o.req.Message, "message", "", fmt.Sprintf("the question to ask (required; at most %d bytes; shown literally, never as markup)", dialog.MaxMessageBytes))
+	f.StringVar(&o.req.OKLabel, "ok-label", "Approve", fmt.Sprintf("label of the approve button (at most %d bytes)", dialog.MaxLabelBytes))
+	f.StringVar(&o.req.CancelLabel, "cancel-label", "Cancel", fmt.Sprintf("label of the cancel button (at most %d bytes)", dialog.MaxLabelBytes))
+	f.StringVar(&o.req.Icon, "icon", "question", "dialog icon: "+strings.Join(dialog.Icons, "|"))
+	f.BoolVar(&o.req.DefaultApprove, "default-approve", false, "make Approve the default button, so Enter approves (default: Cancel is the default button)")
+	f.DurationVar(&o.wait, "wait", 45*time.Second, "longest time this invocation blocks before exiting 3 (pending); 0 returns at once (0 to 24h)")
+	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long the dialog stays open unanswered before it expires (above 0, at most 24h)")
+	f.DurationVar(&o.remember, "remember", 60*time.Second, "how long a final answer is returned to the same request without a new dialog (0 to 168h)")
+	f.StringVar(&o.req.Scope, "scope", "", "what separates identical requests (default: the working directory)")
+	f.StringVar(&o.req.Key, "key", "", fmt.Sprintf("explicit identity; a new message under the same key supersedes the open dialog (at most %d bytes)", dialog.MaxKeyBytes))
+	f.IntVar(&o.retries, "retries", 2, fmt.Sprintf("how many times to show the dialog again when it fails to render or its holder dies (0 to %d)", maxRetries))
+	f.StringVar(&o.ifHeadless, "if-headless", "fail", "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
+	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
+	f.SortFlags = false
+
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.AddCommand(newVersionCommand(), newHoldCommand(a))
+	return c
+}
+
+// validate checks everything about the invocation that does not need the
+// store. Errors wrap dialog.ErrInvalid.
+func (o *confirmOptions) validate() error {
+	if err := o.req.Validate(); err != nil {
+		return err
+	}
+	bad := func(flag, reason string) error { return &dialog.InvalidError{Field: flag, Reason: reason} }
+	switch {
+	case o.wait < 0 || o.wait > maxWait:
+		return bad("--wait", fmt.Sprintf("%s is outside 0 to %s", o.wait, maxWait))
+	case o.timeout <= 0 || o.timeout > maxTimeout:
+		return bad("--timeout", fmt.Sprintf("%s is outside (0, %s]", o.timeout, maxTimeout))
+	case o.remember < 0 || o.remember > maxRemember:
+		return bad("--remember", fmt.Sprintf("%s is outside 0 to %s", o.remember, maxRemember))
+	case o.retries < 0 || o.retries > maxRetries:
+		return bad("--retries", fmt.Sprintf("%d is outside 0 to %d", o.retries, maxRetries))
+	}
+	switch o.ifHeadless {
+	case "fail", "deny", "approve":
+	default:
+		return bad("--if-headless", fmt.Sprintf("%q is not one of fail, deny, approve", o.ifHeadless))
+	}
+	return nil
+}
+
+func (a *app) runConfirm(c *cobra.Command, o *confirmOptions) error {
+	if !c.Flags().Changed("message") {
+		return a.report(errorResult("", ExitUsage, errors.New("--message is required")), o.json)
+	}
+	if !c.Flags().Changed("scope") {
+		wd, err := os.Getwd()
+		if err != nil {
+			return a.report(errorResult("", ExitInternal, fmt.Errorf("finding the working directory for --scope: %w", err)), o.json)
+		}
+		o.req.Scope = wd
+	}
+	if err := o.validate(); err != nil {
+		return a.report(errorResult("", ExitUsage, err), o.json)
+	}
+	return a.report(a.confirm(o), o.json)
+}
+
+// report prints r and returns the error that carries its exit code.
+func (a *app) report(r result, asJSON bool) error {
+	if err := r.print(a.stdout, a.stderr, asJSON); err != nil && r.ExitCode == ExitApproved {
+		// An approval nobody could read is no approval.
+		return &exitError{ExitInternal}
+	}
+	if r.ExitCode == ExitUsage && !asJSON {
+		fmt.Fprintf(a.stderr, "ask-confirm: hint: %s\n", hintFlag)
+	}
+	return &exitError{r.ExitCode}
+}

@@ -1,0 +1,127 @@
+// Package dialog describes one confirmation request: what the person is asked,
+// how the request is identified, and the backend that puts the question on
+// screen. It knows nothing about storage, processes or the command line.
+package dialog
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on the text of a request. They keep a dialog readable and the
+// holder's argument list and store record small.
+const (
+	MaxTitleBytes   = 256
+	MaxMessageBytes = 64 << 10
+	MaxLabelBytes   = 64
+	MaxKeyBytes     = 256
+	MaxScopeBytes   = 4096
+)
+
+// Icons lists the accepted values of Request.Icon, in the order help text shows them.
+var Icons = []string{"question", "warning", "error", "info", "none"}
+
+// DefaultTitle is shown when a request has no title of its own.
+const DefaultTitle = "ask-confirm"
+
+// ErrInvalid is returned (wrapped in an *InvalidError) when a request cannot be
+// shown as given.
+var ErrInvalid = errors.New("invalid request")
+
+// InvalidError says which field of a request is unacceptable and why.
+type InvalidError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InvalidError) Error() string { return e.Field + ": " + e.Reason }
+
+// Unwrap lets callers test for ErrInvalid with errors.Is.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// Request is one approve/cancel question. Its zero value is not valid: a
+// request needs a message and both button labels. Every text is shown
+// literally; none is interpreted as markup.
+type Request struct {
+	Title          string `json:"title"`
+	Message        string `json:"message"`
+	OKLabel        string `json:"ok_label"`
+	CancelLabel    string `json:"cancel_label"`
+	Icon           string `json:"icon"`
+	DefaultApprove bool   `json:"default_approve,omitempty"`
+	// Scope separates otherwise identical requests, by default the caller's
+	// working directory, so that two repositories asking "Deploy?" do not share
+	// an approval.
+	Scope string `json:"scope"`
+	// Key, when set, is the caller's idempotency key and becomes the request's
+	// identity in place of its content.
+	Key string `json:"key,omitempty"`
+}
+
+// Validate reports the first field that cannot be shown as given, as an
+// *InvalidError wrapping ErrInvalid. It rejects what a person could misread or
+// a terminal could misrender: invalid UTF-8, NUL and other control characters
+// (a message may hold newlines and tabs), bidirectional overrides, empty
+// labels and text over the size limits.
+func (r Request) Validate() error {
+	checks := []struct {
+		field, value string
+		max          int
+		required     bool
+		multiline    bool
+	}{
+		{"--message", r.Message, MaxMessageBytes, true, true},
+		{"--title", r.Title, MaxTitleBytes, false, false},
+		{"--ok-label", r.OKLabel, MaxLabelBytes, true, false},
+		{"--cancel-label", r.CancelLabel, MaxLabelBytes, true, false},
+		{"--key", r.Key, MaxKeyBytes, false, false},
+		{"--scope", r.Scope, MaxScopeBytes, false, false},
+	}
+	for _, c := range checks {
+		if err := checkText(c.field, c.value, c.max, c.required, c.multiline); err != nil {
+			return err
+		}
+	}
+	if !validIcon(r.Icon) {
+		return &InvalidError{"--icon", fmt.Sprintf("%q is not one of %s", r.Icon, strings.Join(Icons, ", "))}
+	}
+	if r.OKLabel == r.CancelLabel {
+		return &InvalidError{"--ok-label", "must differ from --cancel-label, or the person cannot tell the buttons apart"}
+	}
+	return nil
+}
+
+func validIcon(icon string) bool {
+	for _, i := range Icons {
+		if icon == i {
+			return true
+		}
+	}
+	return false
+}
+
+func checkText(field, s string, max int, required, multiline bool) error {
+	if len(s) > max {
+		return &InvalidError{field, fmt.Sprintf("is %d bytes; the limit is %d", len(s), max)}
+	}
+	if required && strings.TrimSpace(s) == "" {
+		return &InvalidError{field, "must not be empty"}
+	}
+	if !utf8.ValidString(s) {
+		return &InvalidError{field, "is not valid UTF-8"}
+	}
+	for i, c := range s {
+		switch {
+		case c == 0:
+			return &InvalidError{field, fmt.Sprintf("contains a NUL byte at offset %d", i)}
+		case multiline && (c == '\n' || c == '\t'):
+		case c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0):
+			return &InvalidError{field, fmt.Sprintf("contains control character U+%04X at offset %d", c, i)}
+		case (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069):
+			return &InvalidError{field, fmt.Sprintf("contains bidirectional override U+%04X at offset %d, which can disguise the text", c, i)}
+		}
+	}
+	return nil
+}

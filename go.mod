@@ -1,0 +1,22 @@
+module github.com/ask-confirm/ask-confirm
+
+go 1.26.0
+
+require (
+	github.com/adrg/xdg v0.5.3
+	github.com/gofrs/flock v0.13.1
+	github.com/ncruces/zenity v0.10.15
+	github.com/spf13/cobra v1.10.2
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.49.0
+)
+
+require (
+	github.com/akavel/rsrc v0.10.2 // indirect
+	github.com/dchest/jsmin v1.0.0 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/josephspurrier/goversioninfo v1.7.0 // indirect
+	github.com/randall77/makefat v0.0.0-20260406194835-1b91746796b7 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+	golang.org/x/image v0.44.0 // indirect
+)

@@ -1,0 +1,83 @@
+//go:build unix
+
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// On Unix the lock is a flock(2) on a descriptor we open ourselves rather
+// than through gofrs/flock, because the descriptor has to be passed to the
+// holder: a flock belongs to the open file description, so the child's copy
+// keeps the lock after the caller closes its own.
+const lockHandedOff = true
+
+type fileLock struct{ f *os.File }
+
+func (l *fileLock) Release() error { return l.f.Close() }
+
+func tryLock(path string) (Lock, bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("opening lock file: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return &fileLock{f}, true, nil
+}
+
+func startDetached(argv []string, lock Lock) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding own executable: %w", err)
+	}
+	// A caller that leaked a pipe to us (fd 3 and up) would otherwise wait
+	// for EOF on it until the dialog closes.
+	if err := markInheritedCloseOnExec(); err != nil {
+		return fmt.Errorf("closing inherited descriptors: %w", err)
+	}
+	c := &exec.Cmd{
+		Path: exe,
+		Args: argv,
+		// Stdin, Stdout and Stderr stay nil: /dev/null.
+		Dir: "/",
+		// Setsid rather than Setpgid: a new session has no controlling
+		// terminal, so closing the caller's terminal sends the holder no
+		// SIGHUP, and killing the caller's process group misses it. It also
+		// makes the holder's PID the group of its dialog process, which lets
+		// a successor clean up after a killed holder.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if l, ok := lock.(*fileLock); ok {
+		c.ExtraFiles = []*os.File{l.f}
+	}
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("starting holder: %w", err)
+	}
+	return c.Process.Release()
+}
+
+func interruptHolder(pid int) error {
+	if pid <= 1 {
+		return fmt.Errorf("no holder process recorded")
+	}
+	return unix.Kill(pid, unix.SIGTERM)
+}
+
+func killOrphanedDialog(pid int) {
+	if pid > 1 {
+		// The holder led its own process group; its dialog is still in it.
+		_ = unix.Kill(-pid, unix.SIGKILL)
+	}
+}

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// MaxHistoryBytes is the size at which the history file is rotated: the
+// current file becomes history.jsonl.1, replacing an older one.
+const MaxHistoryBytes = 4 << 20
+
+// Event is one line of the audit history.
+type Event struct {
+	Time     time.Time `json:"time"`
+	Event    string    `json:"event"`
+	Identity string    `json:"identity"`
+	Title    string    `json:"title,omitempty"`
+	// MessageHash is the SHA-256 of the message; the text itself is not
+	// kept in the history.
+	MessageHash string `json:"message_sha256,omitempty"`
+	Outcome     string `json:"outcome,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Attempt     int    `json:"attempt,omitempty"`
+	PID         int    `json:"pid"`
+	Dir         string `json:"cwd,omitempty"`
+}
+
+// AppendEvent writes e as one JSON line at the end of the history file at
+// path, creating it (0600) and its directory (0700) as needed, and rotating
+// it once it passes MaxHistoryBytes.
+func AppendEvent(path string, e Event) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	if err := EnsureDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Size()+int64(len(line)) > MaxHistoryBytes {
+		// Losing the race to rotate is harmless: the loser's rename fails or
+		// rotates a file that has just been started.
+		_ = os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening history: %w", err)
+	}
+	_, err = f.Write(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing history: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/adrg/xdg"
+)
+
+// appDir is the directory name under the XDG base directories.
+const appDir = "ask-confirm"
+
+// Paths says where ask-confirm keeps its files.
+type Paths struct {
+	// DB is the bbolt file of answers: a cache, rebuilt if corrupt.
+	DB string
+	// Locks holds one lock file per identity; a holder keeps its file locked
+	// for as long as it lives.
+	Locks string
+	// History is the append-only audit log.
+	History string
+}
+
+// DefaultPaths returns the locations under the XDG cache and state homes.
+// Lock files live under the state home rather than XDG_RUNTIME_DIR, which a
+// logout wipes while a holder may still be running.
+func DefaultPaths() Paths {
+	xdg.Reload()
+	state := filepath.Join(xdg.StateHome, appDir)
+	return Paths{
+		DB:      filepath.Join(xdg.CacheHome, appDir, "answers.db"),
+		Locks:   filepath.Join(state, "locks"),
+		History: filepath.Join(state, "history.jsonl"),
+	}
+}
+
+// LockFile returns the path of the lock file for identity id.
+func (p Paths) LockFile(id string) string {
+	return filepath.Join(p.Locks, id+".lock")
+}
+
+// ErrUnsafeDir is returned when a directory ask-confirm would write to is a
+// symbolic link, is not a directory, or belongs to another user.
+var ErrUnsafeDir = errors.New("unsafe directory")
+
+// EnsureDir creates dir (and missing parents) with mode 0700 and checks that
+// it is safe to keep answers in: a real directory, owned by the current
+// user, not reachable by others. Group and other permissions are removed if
+// present.
+func EnsureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", dir, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%w: %s is a symbolic link", ErrUnsafeDir, dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
+	}
+	if !ownedByMe(fi) {
+		return fmt.Errorf("%w: %s belongs to another user", ErrUnsafeDir, dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("restricting %s to its owner: %w", dir, err)
+		}
+	}
+	return nil
+}

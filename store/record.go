@@ -1,0 +1,76 @@
+package store
+
+import "time"
+
+// Status is a request's place in its lifecycle.
+type Status string
+
+// The lifecycle: requested → shown → one of the final states.
+const (
+	Requested  Status = "requested"
+	Shown      Status = "shown"
+	Approved   Status = "approved"
+	Denied     Status = "denied"
+	Expired    Status = "expired"
+	Cancelled  Status = "cancelled"
+	Superseded Status = "superseded"
+	Failed     Status = "failed"
+)
+
+// Final reports whether s ends a request.
+func (s Status) Final() bool {
+	switch s {
+	case Approved, Denied, Expired, Cancelled, Superseded, Failed:
+		return true
+	}
+	return false
+}
+
+// Record is what the store keeps for one identity: the newest request made
+// under it and how far it has got.
+type Record struct {
+	Identity    string `json:"identity"`
+	ContentHash string `json:"content_hash"`
+	Title       string `json:"title"`
+	// Request is the encoded request the holder shows. The store does not
+	// interpret it.
+	Request []byte `json:"request"`
+
+	Status  Status `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Attempt int    `json:"attempt"`
+	// HolderPID is the process showing the dialog. Liveness is never judged
+	// from it (PIDs are reused); it only lets an operator signal a holder
+	// known to be alive and lets a successor clean up after a dead one.
+	HolderPID int `json:"holder_pid,omitempty"`
+
+	RequestedAt time.Time `json:"requested_at"`
+	ShownAt     time.Time `json:"shown_at,omitzero"`
+	EndedAt     time.Time `json:"ended_at,omitzero"`
+	// Deadline is when the dialog closes unanswered.
+	Deadline time.Time `json:"deadline"`
+	// Remember is how long the final state is returned to repeat requests,
+	// as asked by the request that created the record; gc uses it.
+	Remember time.Duration `json:"remember"`
+
+	// MessageHash is the SHA-256 of the message, for the history.
+	MessageHash string `json:"message_sha256,omitempty"`
+	// CallerPID and CallerDir describe the invocation that started the
+	// current holder, for the history.
+	CallerPID int    `json:"caller_pid,omitempty"`
+	CallerDir string `json:"caller_dir,omitempty"`
+
+	// Version counts the writes of this record. Store.Update increments it,
+	// so a caller can tell whether a record changed since it was read.
+	Version uint64 `json:"version"`
+
+	// CancelRequest, when set, asks the holder to close the dialog and end
+	// the request in this state (Cancelled or Superseded).
+	CancelRequest Status `json:"cancel_request,omitempty"`
+}
+
+// FreshAt reports whether r is final and ended no longer than remember
+// before now.
+func (r Record) FreshAt(now time.Time, remember time.Duration) bool {
+	return r.Status.Final() && !r.EndedAt.IsZero() && now.Sub(r.EndedAt) <= remember
+}
