@@ -6,8 +6,10 @@ require (
 	github.com/adrg/xdg v0.5.3
 	github.com/gofrs/flock v0.13.1
 	github.com/ncruces/zenity v0.10.15
+	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.5.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
 )
 
@@ -19,4 +21,5 @@ require (
 	github.com/randall77/makefat v0.0.0-20260406194835-1b91746796b7 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	golang.org/x/image v0.44.0 // indirect
+	golang.org/x/tools v0.36.0 // indirect
 )

@@ -31,8 +31,9 @@ type app struct {
 	startHolder func(argv []string, lock platform.Lock) error
 	// settle is how long a dialog program must keep running before its
 	// window counts as shown. A program that ends sooner failed to render:
-	// GNOME zenity needs about half a second to map its window, so no person
-	// can have answered by then.
+	// GNOME zenity maps its window 0.25 to 0.5 s after exec, while it gives up
+	// on a display it cannot open in about 0.14 s, so no person can have
+	// answered by then.
 	settle time.Duration
 }
 
@@ -47,7 +48,7 @@ func newApp() *app {
 		backend:     dialog.Zenity{},
 		detect:      platform.Detect,
 		startHolder: platform.StartDetached,
-		settle:      300 * time.Millisecond,
+		settle:      150 * time.Millisecond,
 	}
 	a.store.Warn = a.warn
 	return a

@@ -70,8 +70,14 @@ func (s *Store) Get(id string) (rec Record, found bool, err error) {
 		if v == nil {
 			return nil
 		}
-		found = true
-		return decode(v, &rec)
+		// Decode aside: a record that fails to decode may have filled some
+		// fields, and none of them may be returned once the file is set aside.
+		var r Record
+		if err := decode(v, &r); err != nil {
+			return err
+		}
+		rec, found = r, true
+		return nil
 	})
 	return rec, found, err
 }
@@ -80,14 +86,19 @@ func (s *Store) Get(id string) (rec Record, found bool, err error) {
 func (s *Store) List() ([]Record, error) {
 	var recs []Record
 	err := s.view(func(b *bolt.Bucket) error {
-		return b.ForEach(func(_, v []byte) error {
+		var all []Record
+		err := b.ForEach(func(_, v []byte) error {
 			var r Record
 			if err := decode(v, &r); err != nil {
 				return err
 			}
-			recs = append(recs, r)
+			all = append(all, r)
 			return nil
 		})
+		if err == nil {
+			recs = all
+		}
+		return err
 	})
 	return recs, err
 }
@@ -190,7 +201,11 @@ func (s *Store) update(fn func(*bolt.Bucket) error) error {
 			return err
 		}
 		if db == nil {
-			// The corrupt file was set aside; create a fresh one.
+			// The corrupt file was set aside; create a fresh one. Finding
+			// a corrupt file again means it could not be set aside.
+			if try > 0 {
+				return fmt.Errorf("%w: %s could not be set aside", ErrCorrupt, s.path)
+			}
 			continue
 		}
 		err = guard(func() error {
@@ -220,6 +235,12 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	fi, err := os.Lstat(s.path)
 	if err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrUnsafeDir, s.path)
+	}
+	if err == nil && fi.Size() == 0 {
+		// bbolt would initialise an empty file in place, which a read-only
+		// open cannot do. create never leaves one, so it is damage.
+		s.setAside(errors.New("the file is empty"))
+		return nil, nil
 	}
 	var db *bolt.DB
 	err = guard(func() (err error) {

@@ -1,0 +1,62 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fakeZenityDirEnv names the directory through which a test drives the
+// scripted zenity. Only this test binary reads it; the shipped binary has no
+// such variable.
+const fakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
+
+// fakeRenderTime is how long the scripted zenity takes to "map its window"
+// before it will take an answer, like the real one (about 0.5 s).
+const fakeRenderTime = 500 * time.Millisecond
+
+// fakeZenity stands in for the zenity program. It records each call as
+// DIR/call-PID (its arguments, NUL-separated, then a line with its parent's
+// PID), then:
+//   - if DIR/broken exists, prints a GTK-style error and exits 1 at once, as
+//     GNOME zenity does when it cannot open the display;
+//   - otherwise, after fakeRenderTime, writes DIR/shown-PID and waits for
+//     DIR/answer, which it claims by renaming it; "approve" exits 0,
+//     "cancel" exits 1, "crash" exits 139.
+func fakeZenity() {
+	dir := os.Getenv(fakeZenityDirEnv)
+	if dir == "" {
+		fmt.Fprintln(os.Stderr, "fake zenity: "+fakeZenityDirEnv+" is not set")
+		os.Exit(98)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	call := strings.Join(os.Args[1:], "\x00") + "\n" + strconv.Itoa(os.Getppid()) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "call-"+pid), []byte(call), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "fake zenity:", err)
+		os.Exit(97)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "broken")); err == nil {
+		fmt.Fprintln(os.Stderr, "(zenity:1): Gtk-WARNING **: cannot open display: :0")
+		os.Exit(1)
+	}
+	time.Sleep(fakeRenderTime)
+	_ = os.WriteFile(filepath.Join(dir, "shown-"+pid), nil, 0o600)
+	claimed := filepath.Join(dir, "answer-"+pid)
+	for {
+		if os.Rename(filepath.Join(dir, "answer"), claimed) == nil {
+			b, _ := os.ReadFile(claimed)
+			switch strings.TrimSpace(string(b)) {
+			case "approve":
+				os.Exit(0)
+			case "cancel":
+				os.Exit(1)
+			default:
+				os.Exit(139)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,162 @@
+package dialog
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzValidate checks that Validate never panics and that whatever it accepts
+// is safe to put on screen: valid UTF-8, no NUL or other control characters
+// (newlines and tabs in the message only), no bidirectional overrides, within
+// the limits, with two distinct non-blank labels and a known icon.
+func FuzzValidate(f *testing.F) {
+	add := func(r Request) {
+		f.Add(r.Title, r.Message, r.OKLabel, r.CancelLabel, r.Icon, r.DefaultApprove, r.Scope, r.Key)
+	}
+	add(validRequest())
+	add(Request{})
+	add(Request{Message: "-rf", OKLabel: "OK", CancelLabel: "OK", Icon: "question"})
+	add(Request{Title: "a\nb", Message: "m\n\tx", OKLabel: "y", CancelLabel: "n", Icon: "none"})
+	add(Request{Message: "\x1b[31mred\x1b[0m", OKLabel: "y", CancelLabel: "n", Icon: "info"})
+	add(Request{Message: "invoice\u202Efdp.exe", OKLabel: "y", CancelLabel: "n", Icon: "error"})
+	add(Request{Message: "a\u2066b", OKLabel: "y", CancelLabel: "n", Icon: "warning"})
+	add(Request{Message: "x\x00y", OKLabel: "y", CancelLabel: "n", Icon: "question", Scope: "/\x00"})
+	add(Request{Message: "\xff\xfe", OKLabel: "\xc3", CancelLabel: "n", Icon: "question"})
+	add(Request{Message: "a\u0085b\x7f", OKLabel: "y", CancelLabel: "n", Icon: "question"})
+	add(Request{Message: `<span foreground="red">x</span>`, OKLabel: "<b>y</b>", CancelLabel: "n", Icon: "question"})
+	add(Request{Title: strings.Repeat("t", MaxTitleBytes), Message: "m", OKLabel: "y", CancelLabel: "n", Icon: "question"})
+	add(Request{Title: strings.Repeat("t", MaxTitleBytes+1), Message: "m", OKLabel: "y", CancelLabel: "n", Icon: "question"})
+	add(Request{Message: "m", OKLabel: " ", CancelLabel: "\u00a0", Icon: "question", Key: "\r"})
+	add(Request{Message: "m", OKLabel: "y", CancelLabel: "n", Icon: "question", DefaultApprove: true, Key: strings.Repeat("k", MaxKeyBytes+1)})
+
+	f.Fuzz(func(t *testing.T, title, message, ok, cancel, icon string, defaultApprove bool, scope, key string) {
+		r := Request{
+			Title: title, Message: message, OKLabel: ok, CancelLabel: cancel,
+			Icon: icon, DefaultApprove: defaultApprove, Scope: scope, Key: key,
+		}
+		err := r.Validate()
+		if again := r.Validate(); (err == nil) != (again == nil) {
+			t.Fatalf("Validate is not deterministic: %v then %v", err, again)
+		}
+		if err != nil {
+			var ie *InvalidError
+			if !errors.Is(err, ErrInvalid) || !errors.As(err, &ie) {
+				t.Fatalf("Validate() = %T %v, want an *InvalidError wrapping ErrInvalid", err, err)
+			}
+			switch ie.Field {
+			case "--title", "--message", "--ok-label", "--cancel-label", "--icon", "--key", "--scope":
+			default:
+				t.Fatalf("Field = %q, not a known flag", ie.Field)
+			}
+			if ie.Reason == "" {
+				t.Fatalf("empty Reason for %s", ie.Field)
+			}
+			return
+		}
+
+		texts := []struct {
+			field, s  string
+			max       int
+			multiline bool
+		}{
+			{"title", title, MaxTitleBytes, false},
+			{"message", message, MaxMessageBytes, true},
+			{"ok", ok, MaxLabelBytes, false},
+			{"cancel", cancel, MaxLabelBytes, false},
+			{"scope", scope, MaxScopeBytes, false},
+			{"key", key, MaxKeyBytes, false},
+		}
+		for _, x := range texts {
+			if !utf8.ValidString(x.s) {
+				t.Fatalf("accepted invalid UTF-8 in %s: %q", x.field, x.s)
+			}
+			if strings.IndexByte(x.s, 0) >= 0 {
+				t.Fatalf("accepted NUL in %s: %q", x.field, x.s)
+			}
+			if len(x.s) > x.max {
+				t.Fatalf("accepted %s of %d bytes, limit %d", x.field, len(x.s), x.max)
+			}
+			for _, c := range x.s {
+				if x.multiline && (c == '\n' || c == '\t') {
+					continue
+				}
+				if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+					t.Fatalf("accepted control U+%04X in %s: %q", c, x.field, x.s)
+				}
+				if (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
+					t.Fatalf("accepted bidi override U+%04X in %s: %q", c, x.field, x.s)
+				}
+			}
+		}
+		if strings.TrimSpace(message) == "" || strings.TrimSpace(ok) == "" || strings.TrimSpace(cancel) == "" {
+			t.Fatalf("accepted a blank message or label: %q %q %q", message, ok, cancel)
+		}
+		if ok == cancel {
+			t.Fatalf("accepted equal labels %q", ok)
+		}
+		known := false
+		for _, i := range Icons {
+			known = known || i == icon
+		}
+		if !known {
+			t.Fatalf("accepted icon %q", icon)
+		}
+	})
+}
+
+// FuzzIdentity checks that two requests with different visible content or
+// scope never share a content hash, and that equal ones always do. A key,
+// when given, decides the identity alone.
+func FuzzIdentity(f *testing.F) {
+	f.Add("a:b", "c", "OK", "Cancel", "question", false, "/s", "",
+		"a", "b:c", "OK", "Cancel", "question", false, "/s", "")
+	f.Add("t", "m", "OK", "Cancel", "question", false, "/s", "k",
+		"t", "m", "OK", "Cancel", "question", false, "/s", "k")
+	f.Add("t", "m", "OK", "Cancel", "question", false, "/s", "k",
+		"T", "M", "Yes", "No", "error", true, "/other", "k")
+	f.Add("", "ab", "", "", "", false, "", "",
+		"a", "b", "", "", "", false, "", "")
+	f.Add("a\x00\x00\x00\x00\x00\x00\x00\x01b", "", "", "", "", false, "", "",
+		"a", "b", "", "", "", false, "", "")
+	f.Add("", "", "", "", "", false, "", "",
+		"", "", "", "", "", true, "", "")
+	f.Add("x", "", "", "", "", false, "", "",
+		"", "", "", "", "", false, "", "x")
+	f.Add("\xff", "\u202E", "\x1b", "\n", "cancel", false, "approve", "",
+		"\xff", "\u202E", "\x1b", "\n", "cancel", true, "approve", "")
+
+	f.Fuzz(func(t *testing.T,
+		title1, message1, ok1, cancel1, icon1 string, default1 bool, scope1, key1 string,
+		title2, message2, ok2, cancel2, icon2 string, default2 bool, scope2, key2 string,
+	) {
+		a := Request{Title: title1, Message: message1, OKLabel: ok1, CancelLabel: cancel1,
+			Icon: icon1, DefaultApprove: default1, Scope: scope1, Key: key1}
+		b := Request{Title: title2, Message: message2, OKLabel: ok2, CancelLabel: cancel2,
+			Icon: icon2, DefaultApprove: default2, Scope: scope2, Key: key2}
+
+		for _, h := range []string{a.ContentHash(), a.Identity(), b.ContentHash(), b.Identity()} {
+			if !hexSHA256.MatchString(h) {
+				t.Fatalf("hash %q is not 64 lowercase hex digits", h)
+			}
+		}
+
+		// The key is not content: compare everything else.
+		ac, bc := a, b
+		ac.Key, bc.Key = "", ""
+		if sameContent := ac == bc; sameContent != (a.ContentHash() == b.ContentHash()) {
+			t.Fatalf("same content = %v but ContentHash equal = %v\na = %#v\nb = %#v",
+				sameContent, !sameContent, a, b)
+		}
+
+		switch {
+		case key1 == "" && a.Identity() != a.ContentHash():
+			t.Fatalf("no key, yet Identity() != ContentHash()")
+		case key1 != "" && key2 != "" && (key1 == key2) != (a.Identity() == b.Identity()):
+			t.Fatalf("keys %q and %q: identities equal = %v", key1, key2, a.Identity() == b.Identity())
+		case key1 != "" && key2 == "" && a.Identity() == b.Identity():
+			t.Fatalf("key %q and unkeyed content share identity %s", key1, a.Identity())
+		}
+	})
+}

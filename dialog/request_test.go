@@ -1,0 +1,209 @@
+package dialog
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// validRequest is a request every validation case starts from: each case
+// changes one thing, so a failure names that thing.
+func validRequest() Request {
+	return Request{
+		Title:       "Deploy",
+		Message:     "Ship v2 to prod?",
+		OKLabel:     "Approve",
+		CancelLabel: "Cancel",
+		Icon:        "question",
+		Scope:       "/home/user/repo",
+	}
+}
+
+func TestValidateAccepts(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(r *Request)
+	}{
+		{"defaults", func(r *Request) {}},
+		{"empty title, key and scope", func(r *Request) { r.Title, r.Key, r.Scope = "", "", "" }},
+		{"default approve", func(r *Request) { r.DefaultApprove = true }},
+		{"message with newlines and tabs", func(r *Request) { r.Message = "Run:\n\trm -rf build/\n\tmake release\n" }},
+		{"message starting with a dash", func(r *Request) { r.Message = "-rf" }},
+		{"message starting with two dashes", func(r *Request) { r.Message = "--force push to main?" }},
+		{"message that is only dashes", func(r *Request) { r.Message = "--" }},
+		{"title starting with dashes", func(r *Request) { r.Title = "--title" }},
+		// Markup is shown literally by the backend, so it is ordinary text here.
+		{"bold markup in message", func(r *Request) { r.Message = "<b>x</b>" }},
+		{"span markup in message", func(r *Request) { r.Message = `<span foreground="red">x</span>` }},
+		{"entity in message", func(r *Request) { r.Message = "a &amp; b &lt;" }},
+		{"markup in title", func(r *Request) { r.Title = "<i>Deploy</i>" }},
+		{"markup in labels", func(r *Request) { r.OKLabel, r.CancelLabel = "<b>Yes</b>", "<b>No</b>" }},
+		{"unicode text", func(r *Request) {
+			r.Title, r.Message = "Déployer 🚀", "Livrer la v2 en production ? 中文 Ελληνικά"
+		}},
+		{"right-to-left text without overrides", func(r *Request) { r.Message = "שלום עולם مرحبا" }},
+		{"unicode labels", func(r *Request) { r.OKLabel, r.CancelLabel = "Oui ✓", "Non ✗" }},
+		{"labels differing only in case", func(r *Request) { r.OKLabel, r.CancelLabel = "ok", "OK" }},
+		{"title at the limit", func(r *Request) { r.Title = strings.Repeat("t", MaxTitleBytes) }},
+		{"title at the limit in two-byte runes", func(r *Request) { r.Title = strings.Repeat("é", MaxTitleBytes/2) }},
+		{"message at the limit", func(r *Request) { r.Message = strings.Repeat("m", MaxMessageBytes) }},
+		{"message at the limit with newlines", func(r *Request) { r.Message = strings.Repeat("line\n", MaxMessageBytes/5) + "x" }},
+		{"labels at the limit", func(r *Request) {
+			r.OKLabel, r.CancelLabel = strings.Repeat("o", MaxLabelBytes), strings.Repeat("c", MaxLabelBytes)
+		}},
+		{"key at the limit", func(r *Request) { r.Key = strings.Repeat("k", MaxKeyBytes) }},
+		{"scope at the limit", func(r *Request) { r.Scope = "/" + strings.Repeat("s", MaxScopeBytes-1) }},
+		{"key with spaces and punctuation", func(r *Request) { r.Key = "deploy:prod/v2 #1" }},
+		{"non-breaking space inside text", func(r *Request) { r.Message = "a\u00a0b" }},
+	}
+	for _, icon := range Icons {
+		tests = append(tests, struct {
+			name string
+			edit func(r *Request)
+		}{"icon " + icon, func(r *Request) { r.Icon = icon }})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validRequest()
+			tt.edit(&r)
+			if err := r.Validate(); err != nil {
+				t.Fatalf("Validate() = %v, want nil", err)
+			}
+		})
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(r *Request)
+		field  string
+		reason string // a substring of InvalidError.Reason
+	}{
+		{"empty message", func(r *Request) { r.Message = "" }, "--message", "must not be empty"},
+		{"blank message", func(r *Request) { r.Message = " \n\t  " }, "--message", "must not be empty"},
+		{"message of no-break spaces", func(r *Request) { r.Message = "\u00a0\u3000" }, "--message", "must not be empty"},
+		{"invalid UTF-8 in message", func(r *Request) { r.Message = "ok \xff\xfe" }, "--message", "not valid UTF-8"},
+		{"truncated rune in message", func(r *Request) { r.Message = "caf\xc3" }, "--message", "not valid UTF-8"},
+		{"surrogate half in message", func(r *Request) { r.Message = "a\xed\xa0\x80b" }, "--message", "not valid UTF-8"},
+		{"NUL in message", func(r *Request) { r.Message = "yes\x00no" }, "--message", "NUL byte at offset 3"},
+		{"ANSI escape in message", func(r *Request) { r.Message = "\x1b[31mred\x1b[0m" }, "--message", "U+001B at offset 0"},
+		{"ESC alone in message", func(r *Request) { r.Message = "a\x1bb" }, "--message", "U+001B"},
+		{"BEL in message", func(r *Request) { r.Message = "ding\a" }, "--message", "U+0007"},
+		{"backspace in message", func(r *Request) { r.Message = "yes\b\b\bno" }, "--message", "U+0008"},
+		{"carriage return in message", func(r *Request) { r.Message = "safe\rrm -rf /" }, "--message", "U+000D"},
+		{"vertical tab in message", func(r *Request) { r.Message = "a\vb" }, "--message", "U+000B"},
+		{"form feed in message", func(r *Request) { r.Message = "a\fb" }, "--message", "U+000C"},
+		{"unit separator in message", func(r *Request) { r.Message = "a\x1fb" }, "--message", "U+001F"},
+		{"DEL in message", func(r *Request) { r.Message = "a\x7fb" }, "--message", "U+007F"},
+		{"C1 NEL in message", func(r *Request) { r.Message = "a\u0085b" }, "--message", "U+0085"},
+		{"C1 CSI in message", func(r *Request) { r.Message = "\u009b31m" }, "--message", "U+009B"},
+		{"last C1 control in message", func(r *Request) { r.Message = "a\u009fb" }, "--message", "U+009F"},
+		{"RLO override in message", func(r *Request) { r.Message = "invoice\u202Efdp.exe" }, "--message", "bidirectional override U+202E"},
+		{"LRE embedding in message", func(r *Request) { r.Message = "a\u202Ab" }, "--message", "U+202A"},
+		{"LRI isolate in message", func(r *Request) { r.Message = "a\u2066b\u2069" }, "--message", "bidirectional override U+2066"},
+		{"PDI in message", func(r *Request) { r.Message = "a\u2069" }, "--message", "U+2069"},
+		{"message over the limit", func(r *Request) { r.Message = strings.Repeat("m", MaxMessageBytes+1) }, "--message", "is 65537 bytes; the limit is 65536"},
+
+		{"invalid UTF-8 in title", func(r *Request) { r.Title = "\xc0\xaf" }, "--title", "not valid UTF-8"},
+		{"NUL in title", func(r *Request) { r.Title = "\x00" }, "--title", "NUL byte at offset 0"},
+		{"newline in title", func(r *Request) { r.Title = "Deploy\nprod" }, "--title", "U+000A at offset 6"},
+		{"tab in title", func(r *Request) { r.Title = "a\tb" }, "--title", "U+0009"},
+		{"ANSI escape in title", func(r *Request) { r.Title = "\x1b]0;pwned\a" }, "--title", "U+001B"},
+		{"RLO override in title", func(r *Request) { r.Title = "\u202Eyolpeddeploy" }, "--title", "U+202E"},
+		{"FSI isolate in title", func(r *Request) { r.Title = "a\u2068b" }, "--title", "U+2068"},
+		{"title over the limit", func(r *Request) { r.Title = strings.Repeat("t", MaxTitleBytes+1) }, "--title", "is 257 bytes; the limit is 256"},
+		{"title over the limit by a split rune", func(r *Request) { r.Title = strings.Repeat("t", MaxTitleBytes-1) + "é" }, "--title", "the limit is 256"},
+
+		{"empty ok label", func(r *Request) { r.OKLabel = "" }, "--ok-label", "must not be empty"},
+		{"blank ok label", func(r *Request) { r.OKLabel = "   " }, "--ok-label", "must not be empty"},
+		{"newline in ok label", func(r *Request) { r.OKLabel = "Ap\nprove" }, "--ok-label", "U+000A"},
+		{"ok label over the limit", func(r *Request) { r.OKLabel = strings.Repeat("o", MaxLabelBytes+1) }, "--ok-label", "is 65 bytes; the limit is 64"},
+		{"empty cancel label", func(r *Request) { r.CancelLabel = "" }, "--cancel-label", "must not be empty"},
+		{"blank cancel label", func(r *Request) { r.CancelLabel = "\t" }, "--cancel-label", "must not be empty"},
+		{"RLO in cancel label", func(r *Request) { r.CancelLabel = "\u202Evorppa" }, "--cancel-label", "U+202E"},
+		{"cancel label over the limit", func(r *Request) { r.CancelLabel = strings.Repeat("c", MaxLabelBytes+1) }, "--cancel-label", "the limit is 64"},
+		{"equal labels", func(r *Request) { r.OKLabel, r.CancelLabel = "OK", "OK" }, "--ok-label", "must differ from --cancel-label"},
+		{"equal unicode labels", func(r *Request) { r.OKLabel, r.CancelLabel = "✓", "✓" }, "--ok-label", "must differ"},
+
+		{"empty icon", func(r *Request) { r.Icon = "" }, "--icon", `"" is not one of question, warning, error, info, none`},
+		{"unknown icon", func(r *Request) { r.Icon = "skull" }, "--icon", `"skull" is not one of`},
+		{"icon in other case", func(r *Request) { r.Icon = "Question" }, "--icon", "is not one of"},
+		{"icon with space", func(r *Request) { r.Icon = "question " }, "--icon", "is not one of"},
+		{"icon path", func(r *Request) { r.Icon = "/usr/share/icons/x.png" }, "--icon", "is not one of"},
+
+		{"key over the limit", func(r *Request) { r.Key = strings.Repeat("k", MaxKeyBytes+1) }, "--key", "is 257 bytes; the limit is 256"},
+		{"newline in key", func(r *Request) { r.Key = "a\nb" }, "--key", "U+000A"},
+		{"invalid UTF-8 in key", func(r *Request) { r.Key = "\xff" }, "--key", "not valid UTF-8"},
+		{"scope over the limit", func(r *Request) { r.Scope = strings.Repeat("s", MaxScopeBytes+1) }, "--scope", "is 4097 bytes; the limit is 4096"},
+		{"NUL in scope", func(r *Request) { r.Scope = "/tmp\x00/x" }, "--scope", "NUL byte at offset 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validRequest()
+			tt.edit(&r)
+			err := r.Validate()
+			if err == nil {
+				t.Fatalf("Validate() = nil, want an error about %s", tt.field)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("errors.Is(%v, ErrInvalid) = false", err)
+			}
+			var ie *InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Validate() = %T %v, want *InvalidError", err, err)
+			}
+			if ie.Field != tt.field {
+				t.Errorf("Field = %q, want %q (reason %q)", ie.Field, tt.field, ie.Reason)
+			}
+			if !strings.Contains(ie.Reason, tt.reason) {
+				t.Errorf("Reason = %q, want it to contain %q", ie.Reason, tt.reason)
+			}
+			if want := ie.Field + ": " + ie.Reason; err.Error() != want {
+				t.Errorf("Error() = %q, want %q", err.Error(), want)
+			}
+		})
+	}
+}
+
+// A request with several bad fields reports the message first: it is the one
+// field every caller must get right.
+func TestValidateReportsMessageFirst(t *testing.T) {
+	var ie *InvalidError
+	err := Request{}.Validate()
+	if !errors.As(err, &ie) || ie.Field != "--message" {
+		t.Fatalf("zero Request: Validate() = %v, want an *InvalidError for --message", err)
+	}
+	r := Request{Message: "ok", Title: "a\nb", OKLabel: "", Icon: "bad"}
+	if err := r.Validate(); !errors.As(err, &ie) || ie.Field != "--title" {
+		t.Fatalf("Validate() = %v, want an *InvalidError for --title", err)
+	}
+}
+
+// Control characters in reason text would defeat the point of rejecting
+// them, so the offending character is named, never echoed.
+func TestValidateReasonDoesNotEchoControls(t *testing.T) {
+	for _, msg := range []string{"\x1b[2J", "a\u202Eb", "\x00", "a\rb", "a\u009bb"} {
+		r := validRequest()
+		r.Message = msg
+		err := r.Validate()
+		if err == nil {
+			t.Fatalf("Validate(%q) = nil, want an error", msg)
+		}
+		for _, c := range err.Error() {
+			if c < 0x20 || (c >= 0x7f && c < 0xa0) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
+				t.Errorf("Validate(%q).Error() = %q contains U+%04X", msg, err.Error(), c)
+			}
+		}
+	}
+}
+
+func TestInvalidErrorUnwrap(t *testing.T) {
+	var err error = &InvalidError{Field: "--message", Reason: "must not be empty"}
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("errors.Is(InvalidError, ErrInvalid) = false")
+	}
+	if errors.Is(ErrInvalid, err) {
+		t.Errorf("errors.Is(ErrInvalid, InvalidError) = true")
+	}
+}
