@@ -131,11 +131,11 @@ func (a *app) hold(ctx context.Context, id, content string, lockFD int) error {
 // where locks cannot be handed over, one taken here.
 func (a *app) holderLock(id string, lockFD int) (io.Closer, error) {
 	if lockFD > 0 {
-		f := os.NewFile(uintptr(lockFD), "holder lock")
-		if f == nil {
-			return nil, fmt.Errorf("no lock at descriptor %d", lockFD)
+		l, err := platform.AdoptLock(lockFD)
+		if err != nil {
+			return nil, err
 		}
-		return f, nil
+		return releaser{l}, nil
 	}
 	deadline := time.Now().Add(holderStartGrace)
 	for {

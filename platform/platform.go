@@ -42,6 +42,12 @@ func TryLock(path string) (l Lock, ok bool, err error) { return tryLock(path) }
 // start a holder and the holder's own start.
 func StartDetached(argv []string, lock Lock) error { return startDetached(argv, lock) }
 
+// AdoptLock returns the lock a holder received at descriptor fd from
+// StartDetached, and makes sure no process the holder starts inherits it:
+// a dialog program holding the lock would outlive a killed holder and keep
+// it looking alive.
+func AdoptLock(fd int) (Lock, error) { return adoptLock(fd) }
+
 // LockHandedOff reports whether StartDetached passes the lock to the child.
 // Where it does not, the child must take the lock itself and a fresh
 // "requested" record has to stand in for the lock until it does.

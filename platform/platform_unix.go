@@ -37,6 +37,15 @@ func tryLock(path string) (Lock, bool, error) {
 	return &fileLock{f}, true, nil
 }
 
+func adoptLock(fd int) (Lock, error) {
+	f := os.NewFile(uintptr(fd), "holder lock")
+	if f == nil {
+		return nil, fmt.Errorf("no lock at descriptor %d", fd)
+	}
+	unix.CloseOnExec(fd)
+	return &fileLock{f}, nil
+}
+
 func startDetached(argv []string, lock Lock) error {
 	exe, err := os.Executable()
 	if err != nil {

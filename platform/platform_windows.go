@@ -28,6 +28,10 @@ func tryLock(path string) (Lock, bool, error) {
 	return &flockLock{f}, true, nil
 }
 
+func adoptLock(int) (Lock, error) {
+	return nil, errors.New("locks are not handed over on windows")
+}
+
 func startDetached(argv []string, _ Lock) error {
 	exe, err := os.Executable()
 	if err != nil {
