@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
@@ -21,7 +23,10 @@ type app struct {
 	store  *store.Store
 	stdout io.Writer
 	stderr io.Writer
-	now    func() time.Time
+	// progress receives the waiting countdown; nil unless stderr is a
+	// terminal, so scripts and log files never see it.
+	progress io.Writer
+	now      func() time.Time
 
 	// backend shows the dialog inside a holder.
 	backend dialog.Backend
@@ -51,6 +56,9 @@ func newApp() *app {
 		settle:      150 * time.Millisecond,
 	}
 	a.store.Warn = a.warn
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		a.progress = os.Stderr
+	}
 	return a
 }
 

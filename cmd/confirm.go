@@ -149,11 +149,55 @@ func (a *app) confirm(o *confirmOptions) result {
 		case left <= 0:
 			lastLook = true
 		case platform.LockHandedOff:
-			waitForRelease(lockPath, left)
+			a.await(lockReleased(lockPath), left, dialogUntil(s, content, a.now().Add(o.timeout)))
 		default:
-			time.Sleep(min(left, 50*time.Millisecond))
+			a.await(nil, min(left, 50*time.Millisecond), dialogUntil(s, content, a.now().Add(o.timeout)))
 		}
 	}
+}
+
+// await blocks until released is closed or d has passed. When a person is
+// watching the terminal it shows a countdown meanwhile, and clears it before
+// returning, so the final one-line outcome stands alone.
+func (a *app) await(released <-chan struct{}, d time.Duration, until time.Time) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	var tick <-chan time.Time
+	if a.progress != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+		end := a.now().Add(d)
+		show := func() {
+			fmt.Fprintf(a.progress, "\r\033[K"+msgCountdown, end.Sub(a.now()).Round(time.Second), until.Local().Format("15:04:05"))
+		}
+		show()
+		defer fmt.Fprint(a.progress, "\r\033[K")
+		for {
+			select {
+			case <-released:
+				return
+			case <-deadline.C:
+				return
+			case <-tick:
+				show()
+			}
+		}
+	}
+	select {
+	case <-released:
+	case <-deadline.C:
+	}
+}
+
+// dialogUntil is when the dialog the waiter is waiting for will close
+// unanswered: the record's deadline when the record is this request's, and
+// fallback for a dialog that is only being started.
+func dialogUntil(s sighting, content string, fallback time.Time) time.Time {
+	if s.found && s.rec.ContentHash == content && !s.rec.Status.Final() {
+		return s.rec.Deadline
+	}
+	return fallback
 }
 
 // spawn starts a holder for the request, unless another caller is already

@@ -24,12 +24,12 @@ func holderAlive(lockPath string) (bool, error) {
 	return true, nil
 }
 
-// waitForRelease blocks until nobody holds the lock exclusively, or until
-// timeout, and reports whether the lock was released. A blocking shared
-// lock wakes the moment the holder exits, with no polling of the store.
-// On timeout the goroutine stays blocked until the holder exits; a waiter
-// process exits soon after, so at most one such goroutine lingers.
-func waitForRelease(lockPath string, timeout time.Duration) bool {
+// lockReleased returns a channel that is closed once nobody holds the lock
+// exclusively. A blocking shared lock wakes the moment the holder exits,
+// with no polling of the store. If nobody ever reads the channel the
+// goroutine stays blocked until the holder exits; a waiter process exits
+// soon after giving up, so at most one such goroutine lingers.
+func lockReleased(lockPath string) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		l := flock.New(lockPath)
@@ -38,10 +38,16 @@ func waitForRelease(lockPath string, timeout time.Duration) bool {
 		}
 		close(done)
 	}()
+	return done
+}
+
+// waitForRelease waits until nobody holds the lock exclusively, or until
+// timeout, and reports whether the lock was released.
+func waitForRelease(lockPath string, timeout time.Duration) bool {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case <-done:
+	case <-lockReleased(lockPath):
 		return true
 	case <-t.C:
 		return false

@@ -30,5 +30,10 @@ const (
 	msgEarlyExit       = "the dialog program exited before its window could appear"
 	msgHolderSignal    = "the dialog holder was stopped by a signal"
 
+	msgStale      = "no fresh answer: the last one (%s) is older than its --remember; asking again shows a new dialog"
+	msgStaleRetry = "the remembered answer is too old"
+
+	msgCountdown = "ask-confirm: waiting for answer… %s left, dialog open until %s"
+
 	hintFlag = "run 'ask-confirm --help' for the flags and their limits"
 )

@@ -111,7 +111,9 @@ Exit codes:
 	f.SortFlags = false
 
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	c.AddCommand(newVersionCommand(), newHoldCommand(a))
+	c.AddCommand(newVersionCommand(), newHoldCommand(a),
+		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
+		newGCCommand(a), newHistoryCommand(a))
 	return c
 }
 

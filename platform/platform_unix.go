@@ -23,18 +23,28 @@ type fileLock struct{ f *os.File }
 func (l *fileLock) Release() error { return l.f.Close() }
 
 func tryLock(path string) (Lock, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, false, fmt.Errorf("opening lock file: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, false, nil
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return nil, false, fmt.Errorf("opening lock file: %w", err)
 		}
-		return nil, false, fmt.Errorf("locking %s: %w", path, err)
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, false, nil
+			}
+			return nil, false, fmt.Errorf("locking %s: %w", path, err)
+		}
+		// ask-confirm gc deletes unused lock files while holding them. If
+		// that happened between our open and our lock, we hold a lock on a
+		// file nobody else will ever open: try again with the new one.
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return &fileLock{f}, true, nil
+		}
+		f.Close()
 	}
-	return &fileLock{f}, true, nil
 }
 
 func adoptLock(fd int) (Lock, error) {

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,4 +60,31 @@ func AppendEvent(path string, e Event) error {
 		return fmt.Errorf("writing history: %w", err)
 	}
 	return nil
+}
+
+// ReadEvents returns the events of the history at path, the rotated file's
+// first, oldest first. Lines that do not decode (a torn write after a crash)
+// are skipped and counted in bad.
+func ReadEvents(path string) (events []Event, bad int, err error) {
+	for _, p := range []string{path + ".1", path} {
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("reading history: %w", err)
+		}
+		for _, line := range bytes.Split(b, []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			var e Event
+			if json.Unmarshal(line, &e) != nil {
+				bad++
+				continue
+			}
+			events = append(events, e)
+		}
+	}
+	return events, bad, nil
 }

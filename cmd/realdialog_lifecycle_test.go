@@ -1,0 +1,223 @@
+//go:build unix
+
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// Real-dialog tests of the request lifecycle: render failure, holder death,
+// supersede, cancel, forget, list, status and history.
+
+func TestRealDialogBrokenBackendExits6ThenRecovers(t *testing.T) {
+	h := newRealHarness(t)
+	broken := filepath.Join(h.dir, "broken")
+	must(t, os.Mkdir(broken, 0o700))
+	must(t, os.WriteFile(filepath.Join(broken, "zenity"), []byte("#!/bin/sh\necho 'zenity: cannot load GTK' >&2\nexit 255\n"), 0o700))
+	realEnv := h.env
+	h.env = prependPath(h.env, broken)
+	args := []string{"--json", "--title", h.title("RD-broken"), "--message", "Backend is broken"}
+	o := h.run(args...)
+	h.expect(o, 6, statusFailed)
+	if o.res.Attempt != 3 || o.res.Rendered || !strings.Contains(o.res.Message, "cannot load GTK") {
+		t.Fatalf("want 3 attempts and the backend's reason: %+v", o.res)
+	}
+	if got := h.events(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "failed", "requested", "failed", "requested", "failed"}) {
+		t.Fatalf("history: %v", got)
+	}
+
+	// Not stuck: with the backend repaired, the same command asks again.
+	h.env = realEnv
+	r := h.start(args...)
+	h.click(h.title("RD-broken"), "approve")
+	h.expect(r.wait(30*time.Second), 0, statusApproved)
+}
+
+func TestRealDialogHolderKilledWhileCallerWaits(t *testing.T) {
+	h := newRealHarness(t)
+	title := h.title("RD-kill")
+	r := h.start("--json", "--title", title, "--message", "Killed holder")
+	w := h.waitWindow(title)
+	oldDialog := xdotool(t, "getwindowpid", w)
+	rec := h.onlyRecord()
+	must(t, syscall.Kill(rec.HolderPID, syscall.SIGKILL))
+	killed := time.Now()
+
+	// Never two windows; within about a second a new dialog process owns it.
+	eventually(t, 5*time.Second, "a new dialog after the holder was killed", func() bool {
+		ws := h.windows(title)
+		if len(ws) > 1 {
+			t.Fatalf("%d windows at once for one request", len(ws))
+		}
+		return len(ws) == 1 && xdotool(t, "getwindowpid", ws[0]) != oldDialog
+	})
+	t.Logf("new window %s after the holder was killed", time.Since(killed))
+	if pid, _ := strconv.Atoi(oldDialog); processAlive(pid) {
+		t.Fatalf("the killed holder's dialog (pid %d) is still running", pid)
+	}
+	h.click(title, "approve")
+	o := r.wait(30 * time.Second)
+	h.expect(o, 0, statusApproved)
+	if o.res.Attempt != 2 {
+		t.Fatalf("attempt %d, want 2", o.res.Attempt)
+	}
+}
+
+func TestRealDialogSupersedeByKey(t *testing.T) {
+	h := newRealHarness(t)
+	oldTitle, newTitle := h.title("RD-old"), h.title("RD-new")
+	old := h.start("--json", "--key", "release", "--title", oldTitle, "--message", "Tag v1?")
+	h.waitWindow(oldTitle)
+	st := h.status("release")
+	if st.Status != statusPending {
+		t.Fatalf("status before supersede: %+v", st)
+	}
+
+	// Same key, same content: joins, no second window.
+	joined := h.start("--json", "--key", "release", "--title", oldTitle, "--message", "Tag v1?")
+	time.Sleep(700 * time.Millisecond)
+	if n := len(h.windows(oldTitle)); n != 1 {
+		t.Fatalf("%d windows after joining", n)
+	}
+
+	newer := h.start("--json", "--key", "release", "--title", newTitle, "--message", "Tag v2 instead?")
+	h.expect(old.wait(30*time.Second), 7, statusSuperseded)
+	h.expect(joined.wait(30*time.Second), 7, statusSuperseded)
+	h.waitNoWindow(oldTitle, 5*time.Second)
+	h.click(newTitle, "approve")
+	o := newer.wait(30 * time.Second)
+	h.expect(o, 0, statusApproved)
+	if got := h.events(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered"}) {
+		t.Fatalf("history: %v", got)
+	}
+	if st := h.status("release"); st.Status != statusApproved || st.ExitCode != 0 {
+		t.Fatalf("status after approval: %+v", st)
+	}
+}
+
+func TestRealDialogCancelCommand(t *testing.T) {
+	h := newRealHarness(t)
+	title := h.title("RD-cancelcmd")
+	args := []string{"--json", "--title", title, "--message", "Cancel me from outside"}
+	waiter := h.start(args...)
+	h.waitWindow(title)
+	list := h.list()
+	if len(list) != 1 || list[0].Status != "shown" || !list[0].HolderAlive || list[0].Title != title {
+		t.Fatalf("list while open: %+v", list)
+	}
+	o := h.run("cancel", list[0].Identity[:8])
+	if o.code != 0 || !strings.Contains(o.stdout, "cancelled") {
+		t.Fatalf("cancel: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	h.waitNoWindow(title, 5*time.Second)
+	w := waiter.wait(30 * time.Second)
+	h.expect(w, 1, statusCancelled)
+	if st := h.status(list[0].Identity); st.Status != statusCancelled || st.ExitCode != 1 {
+		t.Fatalf("status after cancel: %+v", st)
+	}
+	if got := h.events(w.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "cancelled"}) {
+		t.Fatalf("history: %v", got)
+	}
+
+	// Not stuck: forget the cancellation and the same command asks again.
+	h.run("forget", list[0].Identity)
+	r := h.start(args...)
+	h.click(title, "approve")
+	h.expect(r.wait(30*time.Second), 0, statusApproved)
+}
+
+func TestRealDialogForgetShowsANewDialog(t *testing.T) {
+	h := newRealHarness(t)
+	title := h.title("RD-forget")
+	args := []string{"--json", "--title", title, "--message", "Remember me?"}
+	r := h.start(args...)
+	h.click(title, "approve")
+	h.expect(r.wait(30*time.Second), 0, statusApproved)
+	o := h.run(args...)
+	h.expect(o, 0, statusApproved)
+	if !o.res.Remembered {
+		t.Fatalf("second ask not remembered: %+v", o.res)
+	}
+
+	f := h.run("forget", "--all")
+	if f.code != 0 || !strings.Contains(f.stdout, "forgot 1") {
+		t.Fatalf("forget: %d %q %q", f.code, f.stdout, f.stderr)
+	}
+	if l := h.list(); len(l) != 0 {
+		t.Fatalf("list after forget: %+v", l)
+	}
+	r = h.start(args...)
+	h.waitWindow(title) // a new dialog, not the remembered answer
+	h.click(title, "cancel")
+	o = r.wait(30 * time.Second)
+	h.expect(o, 1, statusDenied)
+	if got := h.events(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "answered", "reused", "requested", "shown", "answered"}) {
+		t.Fatalf("history: %v", got)
+	}
+}
+
+// --- helpers for the operator commands ---
+
+func prependPath(env []string, dir string) []string {
+	out := withoutEnv(env, "PATH")
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			out = append(out, "PATH="+dir+string(filepath.ListSeparator)+strings.TrimPrefix(kv, "PATH="))
+		}
+	}
+	return out
+}
+
+// onlyRecord returns the single record in the store.
+func (h *harness) onlyRecord() store.Record {
+	h.t.Helper()
+	recs, err := store.New(filepath.Join(h.dir, "cache", "ask-confirm", "answers.db")).List()
+	must(h.t, err)
+	if len(recs) != 1 {
+		h.t.Fatalf("%d records in the store, want 1", len(recs))
+	}
+	return recs[0]
+}
+
+// events returns the kinds of the history events of one identity, in order.
+func (h *harness) events(identity string) []string {
+	var kinds []string
+	for _, e := range h.history() {
+		if e["identity"] == identity {
+			kinds = append(kinds, e["event"].(string))
+		}
+	}
+	return kinds
+}
+
+// status runs ask-confirm status KEY --json and checks that its exit code
+// matches the exit_code it printed.
+func (h *harness) status(key string) result {
+	h.t.Helper()
+	o := h.run("status", key, "--json")
+	if int(o.res.ExitCode) != o.code {
+		h.t.Fatalf("status exit code %d but exit_code %d: %s %s", o.code, o.res.ExitCode, o.stdout, o.stderr)
+	}
+	return o.res
+}
+
+func (h *harness) list() []entry {
+	h.t.Helper()
+	o := h.run("list", "--json")
+	if o.code != 0 {
+		h.t.Fatalf("list: %d %s", o.code, o.stderr)
+	}
+	var entries []entry
+	must(h.t, json.Unmarshal([]byte(o.stdout), &entries))
+	return entries
+}
