@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -81,8 +84,9 @@ const holderStartGrace = 10 * time.Second
 
 // confirm runs the request lifecycle for one invocation and returns its
 // outcome. It never returns an approval that is not recorded as Approved for
-// this request's identity and content.
-func (a *app) confirm(o *confirmOptions) result {
+// this request's identity and content. When ctx ends it stops waiting and
+// reports the request as it stands; the dialog stays up.
+func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
 	req := o.req
 	id, content := req.Identity(), req.ContentHash()
 	payload, err := json.Marshal(req)
@@ -109,7 +113,9 @@ func (a *app) confirm(o *confirmOptions) result {
 		next, attempt := decide(s, content, a.now(), o.remember, maxAttempts)
 		if lastLook && (next == stepWait || next == stepSpawn) {
 			if !s.found {
-				return errorResult(id, ExitInternal, errors.New("the request record vanished while waiting"))
+				// Another caller holds the lock and is starting the holder.
+				return result{Status: statusPending, ExitCode: ExitPending, Key: id,
+					Message: msgPending, ShouldRetry: true, RetryReason: msgStarting}
 			}
 			return fromRecord(s.rec, false)
 		}
@@ -149,46 +155,64 @@ func (a *app) confirm(o *confirmOptions) result {
 		case left <= 0:
 			lastLook = true
 		case platform.LockHandedOff:
-			a.await(lockReleased(lockPath), left, dialogUntil(s, content, a.now().Add(o.timeout)))
+			a.await(ctx, lockReleased(lockPath), left, dialogUntil(s, content, a.now().Add(o.timeout)), o.watch)
 		default:
-			a.await(nil, min(left, 50*time.Millisecond), dialogUntil(s, content, a.now().Add(o.timeout)))
+			a.await(ctx, nil, min(left, 50*time.Millisecond), dialogUntil(s, content, a.now().Add(o.timeout)), nil)
+		}
+		if ctx.Err() != nil {
+			// The caller went away; the dialog stays up for the next one.
+			lastLook = true
 		}
 	}
 }
 
-// await blocks until released is closed or d has passed. When a person is
-// watching the terminal it shows a countdown meanwhile, and clears it before
-// returning, so the final one-line outcome stands alone.
-func (a *app) await(released <-chan struct{}, d time.Duration, until time.Time) {
+// waitWatcher is told, about once a second while a caller waits for the
+// person, how long it will still wait and when the dialog closes
+// unanswered; Done follows each wait. The terminal countdown and the MCP
+// server's progress notifications are waitWatchers.
+type waitWatcher interface {
+	Waiting(left time.Duration, dialogUntil time.Time)
+	Done()
+}
+
+// await blocks until released is closed, d has passed or ctx ends, telling
+// watch (if any) how the wait goes.
+func (a *app) await(ctx context.Context, released <-chan struct{}, d time.Duration, until time.Time, watch waitWatcher) {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	var tick <-chan time.Time
-	if a.progress != nil {
+	end := a.now().Add(d)
+	if watch != nil {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		tick = t.C
-		end := a.now().Add(d)
-		show := func() {
-			fmt.Fprintf(a.progress, "\r\033[K"+msgCountdown, end.Sub(a.now()).Round(time.Second), until.Local().Format("15:04:05"))
-		}
-		show()
-		defer fmt.Fprint(a.progress, "\r\033[K")
-		for {
-			select {
-			case <-released:
-				return
-			case <-deadline.C:
-				return
-			case <-tick:
-				show()
-			}
-		}
+		watch.Waiting(end.Sub(a.now()), until)
+		defer watch.Done()
 	}
-	select {
-	case <-released:
-	case <-deadline.C:
+	for {
+		select {
+		case <-released:
+			return
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick:
+			watch.Waiting(end.Sub(a.now()), until)
+		}
 	}
 }
+
+// countdown is the waitWatcher for a person watching a terminal. It
+// rewrites one line and clears it when the wait ends, so the final one-line
+// outcome stands alone.
+type countdown struct{ w io.Writer }
+
+func (c countdown) Waiting(left time.Duration, until time.Time) {
+	fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left.Round(time.Second), until.Local().Format("15:04:05"))
+}
+
+func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
 
 // dialogUntil is when the dialog the waiter is waiting for will close
 // unanswered: the record's deadline when the record is this request's, and
@@ -332,7 +356,10 @@ func (a *app) headless(o *confirmOptions, id string) result {
 		if err := a.logEvent("headless", rec, "approved", why); err != nil {
 			return a.storeError(id, fmt.Errorf("recording the headless approval: %w", err))
 		}
-		a.warn(fmt.Errorf(msgHeadlessApprove, why))
+		if o.json {
+			// Without --json the outcome line itself says so on stderr.
+			a.warn(fmt.Errorf(msgHeadlessApprove, why))
+		}
 		r.Status, r.ExitCode, r.Message = statusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
 	case "deny":
 		a.logEventOrWarn("headless", rec, "denied", why)
@@ -340,14 +367,14 @@ func (a *app) headless(o *confirmOptions, id string) result {
 	default:
 		a.logEventOrWarn("headless", rec, "failed", why)
 		r.Status, r.ExitCode, r.Message = statusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
-		fmt.Fprintf(a.stderr, "ask-confirm: hint: %s\n", hintHeadless)
+		r.hint = hintHeadless
 	}
 	return r
 }
 
 func (a *app) storeError(id string, err error) result {
 	r := errorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
-	a.warn(fmt.Errorf("hint: "+hintStoreUnusable, a.paths.DB))
+	r.hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(a.paths.DB))
 	return r
 }
 

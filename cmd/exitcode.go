@@ -3,6 +3,8 @@ package cmd
 import (
 	"errors"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
@@ -34,15 +36,30 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
+// usageArgs makes cobra's argument checks report usage errors.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
+}
+
 // exitCodeFor maps the error a command returned to the process's exit code.
-// Anything it does not recognise is internal: never 0.
+// Anything it does not recognise is internal: never 0. An exitError counts
+// only as the error itself: an approval wrapped together with a failure is
+// a failure.
 func exitCodeFor(err error) ExitCode {
 	var ee *exitError
 	var ue *usageError
+	if e, ok := err.(*exitError); ok {
+		return e.code
+	}
 	switch {
 	case err == nil:
 		return ExitApproved
-	case errors.As(err, &ee):
+	case errors.As(err, &ee) && ee.code != ExitApproved:
 		return ee.code
 	case errors.As(err, &ue), errors.Is(err, dialog.ErrInvalid):
 		return ExitUsage

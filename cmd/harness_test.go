@@ -371,6 +371,16 @@ func processAlive(pid int) bool {
 // interleave between tests.
 var xdoMu sync.Mutex
 
+// xdotoolMaybe runs xdotool and returns its output, or "" if it failed,
+// as it does for a window that closed between two calls.
+func xdotoolMaybe(args ...string) string {
+	out, err := exec.Command("xdotool", args...).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func xdotool(t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("xdotool", args...).Output()

@@ -37,7 +37,7 @@ func newHoldCommand(a *app) *cobra.Command {
 		Use:    holdCommandName + " IDENTITY CONTENT_HASH",
 		Short:  "Show the dialog of a stored request and record the answer (started by ask-confirm itself)",
 		Hidden: true,
-		Args:   cobra.ExactArgs(2),
+		Args:   usageArgs(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.hold(c.Context(), args[0], args[1], lockFD)
 		},

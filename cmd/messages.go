@@ -9,6 +9,7 @@ const (
 	msgCancelled     = "denied: the request was cancelled with ask-confirm cancel"
 	msgPending       = "pending: the dialog is still open; run the same command again to collect the answer"
 	msgRetryReason   = "the dialog is still open on the person's screen"
+	msgStarting      = "the dialog is being started by another caller"
 	msgExpired       = "nobody answered before --timeout; this counts as a deny"
 	msgSuperseded    = "a newer request with the same --key replaced this one"
 	msgFailed        = "the dialog could not be shown: %s"

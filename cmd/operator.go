@@ -120,7 +120,7 @@ func newListCommand(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List open requests and remembered answers",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			recs, err := a.store.List()
 			if err != nil {
@@ -173,7 +173,7 @@ characters, as ask-confirm list shows it) or the --key it was asked with.
 The exit code is the one running the request again would give now: 0 only
 for an approval that is still remembered, 3 while the dialog is open or when
 asking again would show a new dialog.`,
-		Args: cobra.ExactArgs(1),
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			rec, err := a.resolve(args[0])
 			if err != nil {
@@ -215,7 +215,7 @@ func newCancelCommand(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cancel KEY | --all",
 		Short: "Close open dialogs; their requests end cancelled and their callers exit 1",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			recs, err := a.selectRecords(args, all)
 			if err != nil {
@@ -250,7 +250,7 @@ func newForgetCommand(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "forget KEY | --all",
 		Short: "Drop remembered answers, so the next request shows a dialog",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			recs, err := a.selectRecords(args, all)
 			if err != nil {
@@ -282,7 +282,7 @@ func newGCCommand(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "gc",
 		Short: "Remove expired records and unused lock files, and compact the store",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			now := a.now()
 			n, err := a.store.Delete(func(r store.Record) bool {
@@ -362,7 +362,7 @@ func newHistoryCommand(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "history",
 		Short: "Show the audit history: who was asked what, and what came of it",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			events, bad, err := store.ReadEvents(a.paths.History)
 			if err != nil {

@@ -23,6 +23,8 @@ type result struct {
 	RequestedAt time.Time `json:"requested_at,omitzero"`
 	AnsweredAt  time.Time `json:"answered_at,omitzero"`
 	Message     string    `json:"message"`
+	// hint says what to do next; it follows the message on stderr.
+	hint string
 }
 
 // The status words of --json.
@@ -87,18 +89,23 @@ func errorResult(key string, code ExitCode, err error) result {
 }
 
 // print writes the result: the JSON object on stdout with --json, and a one
-// line summary on stderr otherwise. Stdout carries nothing but the JSON.
+// line summary on stderr otherwise. Stdout carries nothing but the JSON. A
+// hint goes to stderr either way: it is for the person reading the log.
 func (r result) print(stdout, stderr io.Writer, asJSON bool) error {
+	var err error
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(r)
+		err = json.NewEncoder(stdout).Encode(r)
+	} else {
+		prefix := "ask-confirm: "
+		if r.Status == statusError {
+			prefix += "error: "
+		} else if r.ExitCode != ExitApproved && r.ExitCode != ExitDenied && r.ExitCode != ExitPending {
+			prefix += r.Status + ": "
+		}
+		_, err = fmt.Fprintln(stderr, prefix+r.Message)
 	}
-	prefix := "ask-confirm: "
-	if r.Status == statusError {
-		prefix += "error: "
-	} else if r.ExitCode != ExitApproved && r.ExitCode != ExitDenied && r.ExitCode != ExitPending {
-		prefix += r.Status + ": "
+	if r.hint != "" && err == nil {
+		_, err = fmt.Fprintln(stderr, "ask-confirm: hint: "+r.hint)
 	}
-	_, err := fmt.Fprintln(stderr, prefix+r.Message)
 	return err
 }

@@ -18,22 +18,29 @@ import (
 // code.
 func Main() int {
 	a := newApp()
-	root := newRootCommand(a)
-	root.SetArgs(os.Args[1:])
-	return a.execute(root)
+	return a.execute(newRootCommand(a), os.Args[1:])
 }
 
 // execute runs root and turns the outcome into an exit code, printing any
 // error that has not been printed yet.
-func (a *app) execute(root *cobra.Command) int {
+func (a *app) execute(root *cobra.Command, args []string) int {
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	ran, err := root.ExecuteC()
-	if err == nil && ran == root {
+	if help := ran.Flags().Lookup("help"); err == nil && ran == root && (help == nil || !help.Changed) {
 		// The confirm command always reports its outcome as an exitError;
 		// a bare nil from it would be a bug, and must not read as approval.
 		err = errors.New("the confirm command ended without an outcome")
 	}
 	var ee *exitError
 	if err != nil && !errors.As(err, &ee) {
+		code := exitCodeFor(err)
+		if wantsJSON(args) {
+			// Scripts that asked for JSON get their one object even when
+			// the command line did not parse.
+			errorResult("", code, err).print(a.stdout, a.stderr, true)
+		}
 		fmt.Fprintf(a.stderr, "ask-confirm: error: %v\n", err)
 		var ue *usageError
 		if errors.As(err, &ue) {
@@ -41,6 +48,20 @@ func (a *app) execute(root *cobra.Command) int {
 		}
 	}
 	return int(exitCodeFor(err))
+}
+
+// wantsJSON reports whether --json appears among the raw arguments, for
+// errors that happen before the flags are parsed.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	return false
 }
 
 // Limits on the durations, as stated in the help text.
@@ -60,6 +81,8 @@ type confirmOptions struct {
 	retries    int
 	ifHeadless string
 	json       bool
+	// watch, if set, follows the wait (a countdown, progress notices).
+	watch waitWatcher
 }
 
 func newRootCommand(a *app) *cobra.Command {
@@ -86,7 +109,7 @@ Exit codes:
   8  internal error (store unusable); never an approval`,
 		Example: `  ask-confirm --title Deploy --message "Ship v2 to production?" && ./deploy.sh
   ask-confirm --json --key release-42 --message "Tag v2.0.0?"`,
-		Args:          cobra.NoArgs,
+		Args:          usageArgs(cobra.NoArgs),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -144,7 +167,9 @@ func (o *confirmOptions) validate() error {
 
 func (a *app) runConfirm(c *cobra.Command, o *confirmOptions) error {
 	if !c.Flags().Changed("message") {
-		return a.report(errorResult("", ExitUsage, errors.New("--message is required")), o.json)
+		r := errorResult("", ExitUsage, errors.New("--message is required"))
+		r.hint = hintFlag
+		return a.report(r, o.json)
 	}
 	if !c.Flags().Changed("scope") {
 		wd, err := os.Getwd()
@@ -154,9 +179,14 @@ func (a *app) runConfirm(c *cobra.Command, o *confirmOptions) error {
 		o.req.Scope = wd
 	}
 	if err := o.validate(); err != nil {
-		return a.report(errorResult("", ExitUsage, err), o.json)
+		r := errorResult("", ExitUsage, err)
+		r.hint = hintFlag
+		return a.report(r, o.json)
 	}
-	return a.report(a.confirm(o), o.json)
+	if a.progress != nil {
+		o.watch = countdown{a.progress}
+	}
+	return a.report(a.confirm(c.Context(), o), o.json)
 }
 
 // report prints r and returns the error that carries its exit code.
@@ -164,9 +194,6 @@ func (a *app) report(r result, asJSON bool) error {
 	if err := r.print(a.stdout, a.stderr, asJSON); err != nil && r.ExitCode == ExitApproved {
 		// An approval nobody could read is no approval.
 		return &exitError{ExitInternal}
-	}
-	if r.ExitCode == ExitUsage && !asJSON {
-		fmt.Fprintf(a.stderr, "ask-confirm: hint: %s\n", hintFlag)
 	}
 	return &exitError{r.ExitCode}
 }

@@ -54,18 +54,9 @@ func EnsureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	fi, err := os.Lstat(dir)
+	fi, err := checkDir(dir)
 	if err != nil {
-		return fmt.Errorf("checking %s: %w", dir, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%w: %s is a symbolic link", ErrUnsafeDir, dir)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
-	}
-	if !ownedByMe(fi) {
-		return fmt.Errorf("%w: %s belongs to another user", ErrUnsafeDir, dir)
+		return err
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
@@ -73,4 +64,22 @@ func EnsureDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// checkDir refuses a directory that is a symbolic link, not a directory, or
+// another user's. It is checked on every use of the store, not only when the
+// store is created, since the directory may be replaced later.
+func checkDir(dir string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("checking %s: %w", dir, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("%w: %s is a symbolic link", ErrUnsafeDir, dir)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
+	case !ownedByMe(fi):
+		return nil, fmt.Errorf("%w: %s belongs to another user", ErrUnsafeDir, dir)
+	}
+	return fi, nil
 }

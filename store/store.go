@@ -232,6 +232,9 @@ func (s *Store) update(fn func(*bolt.Bucket) error) error {
 // open opens the bbolt file. It returns (nil, nil) when the file was found
 // corrupt and has been set aside.
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+	if _, err := checkDir(filepath.Dir(s.path)); err != nil {
+		return nil, err
+	}
 	fi, err := os.Lstat(s.path)
 	if err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrUnsafeDir, s.path)

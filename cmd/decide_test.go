@@ -1,0 +1,215 @@
+package cmd
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// stepName names a step for failure messages.
+func stepName(s step) string {
+	switch s {
+	case stepReturn:
+		return "return"
+	case stepWait:
+		return "wait"
+	case stepSpawn:
+		return "spawn"
+	case stepSupersede:
+		return "supersede"
+	case stepReplaced:
+		return "replaced"
+	case stepGiveUp:
+		return "give up"
+	}
+	return fmt.Sprintf("step(%d)", int(s))
+}
+
+// The fixed world every decide case is judged in.
+var (
+	decideNow      = time.Date(2025, 11, 22, 13, 0, 0, 0, time.UTC)
+	decideRemember = 60 * time.Second
+)
+
+const (
+	decideContent  = "content-of-this-request"
+	decideOther    = "content-of-another-request"
+	decideAttempts = 3 // --retries 2
+)
+
+// decideRecord is a record of this request's content in the given state. A
+// non-final record was requested long ago, so no start-up grace applies.
+func decideRecord(status store.Status, attempt int, endedAgo time.Duration) store.Record {
+	rec := store.Record{
+		Identity:    "id",
+		ContentHash: decideContent,
+		Status:      status,
+		Attempt:     attempt,
+		RequestedAt: decideNow.Add(-time.Hour),
+	}
+	if status.Final() {
+		rec.EndedAt = decideNow.Add(-endedAgo)
+	}
+	return rec
+}
+
+func withContent(rec store.Record, content string) store.Record {
+	rec.ContentHash = content
+	return rec
+}
+
+func TestDecide(t *testing.T) {
+	type want struct {
+		next    step
+		attempt int
+	}
+	// justStarted is a request whose holder was started a second ago and has
+	// not taken its lock yet: only where the lock cannot be handed over does
+	// the record stand in for it.
+	justStarted := decideRecord(store.Requested, 1, 0)
+	justStarted.RequestedAt = decideNow.Add(-time.Second)
+	justStartedWant := want{stepSpawn, 2}
+	if !platform.LockHandedOff {
+		justStartedWant = want{stepWait, 0}
+	}
+
+	cases := []struct {
+		name string
+		s    sighting
+		want want
+	}{
+		{"first request ever shows a dialog",
+			sighting{first: true}, want{stepSpawn, 1}},
+		{"nothing on record after a look shows a dialog again",
+			sighting{first: false}, want{stepSpawn, 1}},
+
+		{"a newer message under the same key replaced the dialog we were waiting on",
+			sighting{rec: withContent(decideRecord(store.Shown, 1, 0), decideOther), found: true, alive: true}, want{stepReplaced, 0}},
+		{"a newer message under the same key that was already answered still replaced ours",
+			sighting{rec: withContent(decideRecord(store.Approved, 1, time.Second), decideOther), found: true}, want{stepReplaced, 0}},
+		{"an open dialog for an older message under the same key is closed for the new one",
+			sighting{rec: withContent(decideRecord(store.Shown, 1, 0), decideOther), found: true, alive: true, first: true}, want{stepSupersede, 0}},
+		{"a fresh approval of another message under the same key is not reused",
+			sighting{rec: withContent(decideRecord(store.Approved, 1, time.Second), decideOther), found: true, first: true}, want{stepSpawn, 1}},
+		{"a fresh approval of another message under the same key is not reused even while a holder lingers",
+			sighting{rec: withContent(decideRecord(store.Approved, 1, time.Second), decideOther), found: true, alive: true, first: true}, want{stepSpawn, 1}},
+		{"an older message under the same key whose holder died is replaced by a new dialog",
+			sighting{rec: withContent(decideRecord(store.Shown, 3, 0), decideOther), found: true, first: true}, want{stepSpawn, 1}},
+
+		{"a dialog that failed to render is tried afresh by a new invocation",
+			sighting{rec: decideRecord(store.Failed, decideAttempts, time.Second), found: true, first: true}, want{stepSpawn, 1}},
+		{"a dialog that failed to render while we wait is shown again",
+			sighting{rec: decideRecord(store.Failed, 1, time.Second), found: true}, want{stepSpawn, 2}},
+		{"a dialog that failed to render on the last attempt is reported as failed",
+			sighting{rec: decideRecord(store.Failed, decideAttempts, time.Second), found: true}, want{stepReturn, 0}},
+
+		{"a fresh approval is reused without a dialog",
+			sighting{rec: decideRecord(store.Approved, 1, 10*time.Second), found: true, first: true}, want{stepReturn, 0}},
+		{"a fresh denial is reused without a dialog",
+			sighting{rec: decideRecord(store.Denied, 1, 10*time.Second), found: true, first: true}, want{stepReturn, 0}},
+		{"an approval exactly --remember old is still reused",
+			sighting{rec: decideRecord(store.Approved, 1, decideRemember), found: true, first: true}, want{stepReturn, 0}},
+		{"an approval older than --remember asks again",
+			sighting{rec: decideRecord(store.Approved, 1, decideRemember+time.Nanosecond), found: true, first: true}, want{stepSpawn, 1}},
+		{"an expiry older than --remember asks again",
+			sighting{rec: decideRecord(store.Expired, 1, time.Hour), found: true, first: true}, want{stepSpawn, 1}},
+		{"a final record with no end time is never reused",
+			sighting{rec: func() store.Record { r := decideRecord(store.Approved, 1, 0); r.EndedAt = time.Time{}; return r }(), found: true, first: true}, want{stepSpawn, 1}},
+		{"an answer that lands while we wait is returned however old its end time reads",
+			sighting{rec: decideRecord(store.Approved, 1, time.Hour), found: true}, want{stepReturn, 0}},
+		{"an expiry that lands while we wait is returned",
+			sighting{rec: decideRecord(store.Expired, 1, time.Hour), found: true}, want{stepReturn, 0}},
+
+		{"an open dialog is joined",
+			sighting{rec: decideRecord(store.Shown, 1, 0), found: true, alive: true, first: true}, want{stepWait, 0}},
+		{"a dialog still starting is joined",
+			sighting{rec: decideRecord(store.Requested, 1, 0), found: true, alive: true}, want{stepWait, 0}},
+		{"a dialog whose holder died before we came is shown again",
+			sighting{rec: decideRecord(store.Shown, 1, 0), found: true, first: true}, want{stepSpawn, 2}},
+		{"a new invocation shows again a dialog whose holder died on its last attempt",
+			sighting{rec: decideRecord(store.Shown, decideAttempts, 0), found: true, first: true}, want{stepSpawn, decideAttempts + 1}},
+		{"a dialog whose holder dies while we wait is shown again",
+			sighting{rec: decideRecord(store.Requested, 2, 0), found: true}, want{stepSpawn, 3}},
+		{"a dialog whose holder died on every attempt is given up",
+			sighting{rec: decideRecord(store.Shown, decideAttempts, 0), found: true}, want{stepGiveUp, 0}},
+		{"a holder that has just been started and holds no lock yet",
+			sighting{rec: justStarted, found: true, first: true}, justStartedWant},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			next, attempt := decide(c.s, decideContent, decideNow, decideRemember, decideAttempts)
+			if next != c.want.next || (next == stepSpawn && attempt != c.want.attempt) {
+				t.Errorf("decide = %s (attempt %d), want %s (attempt %d)\nsighting: found=%v alive=%v first=%v status=%s content=%s attempt=%d",
+					stepName(next), attempt, stepName(c.want.next), c.want.attempt, c.s.found, c.s.alive, c.s.first, c.s.rec.Status, c.s.rec.ContentHash, c.s.rec.Attempt)
+			}
+		})
+	}
+}
+
+// TestDecideNeverReturnsAnotherRequestsAnswer walks every combination of
+// what a waiter can see and checks the invariant behind exit 0: a record is
+// only ever returned as this invocation's answer when it holds this
+// request's content, and a new invocation only reuses an answer within
+// --remember.
+func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
+	statuses := []store.Status{
+		store.Requested, store.Shown, store.Approved, store.Denied,
+		store.Expired, store.Cancelled, store.Superseded, store.Failed,
+		"", "bogus",
+	}
+	ended := []time.Duration{-1, 0, time.Second, decideRemember, decideRemember + 1, 24 * time.Hour}
+	requested := []time.Duration{time.Second, time.Hour}
+	checked := 0
+	for _, status := range statuses {
+		for _, found := range []bool{false, true} {
+			for _, alive := range []bool{false, true} {
+				for _, first := range []bool{false, true} {
+					for _, matching := range []bool{false, true} {
+						for _, attempt := range []int{0, 1, decideAttempts, decideAttempts + 1} {
+							for _, endedAgo := range ended {
+								for _, reqAgo := range requested {
+									rec := store.Record{Identity: "id", ContentHash: decideOther, Status: status, Attempt: attempt, RequestedAt: decideNow.Add(-reqAgo)}
+									if matching {
+										rec.ContentHash = decideContent
+									}
+									if endedAgo >= 0 {
+										rec.EndedAt = decideNow.Add(-endedAgo)
+									}
+									if !found {
+										rec = store.Record{}
+									}
+									s := sighting{rec: rec, found: found, alive: alive, first: first}
+									next, n := decide(s, decideContent, decideNow, decideRemember, decideAttempts)
+									checked++
+									where := fmt.Sprintf("status=%q found=%v alive=%v first=%v matching=%v attempt=%d endedAgo=%v requestedAgo=%v",
+										status, found, alive, first, matching, attempt, endedAgo, reqAgo)
+									if next == stepReturn {
+										switch {
+										case !found:
+											t.Fatalf("%s: returned an answer with no record", where)
+										case rec.ContentHash != decideContent:
+											t.Fatalf("%s: returned the answer of another request's content", where)
+										case !rec.Status.Final():
+											t.Fatalf("%s: returned a request that has not ended as its answer", where)
+										case first && !rec.FreshAt(decideNow, decideRemember):
+											t.Fatalf("%s: a new invocation reused an answer older than --remember", where)
+										}
+									}
+									if next == stepSpawn && n < 1 {
+										t.Fatalf("%s: spawn with attempt %d", where, n)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d combinations checked", checked)
+	}
+}
