@@ -15,8 +15,13 @@ import (
 const fakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
 
 // fakeRenderTime is how long the scripted zenity takes to "map its window"
-// before it will take an answer, like the real one (about 0.5 s).
+// before it will take an answer, like the real one (about 0.5 s). Tests that
+// run many dialogs shorten it with fakeRenderEnv; it must stay above the
+// holder's settle time.
 const fakeRenderTime = 500 * time.Millisecond
+
+// fakeRenderEnv overrides fakeRenderTime, as a Go duration.
+const fakeRenderEnv = "ASK_CONFIRM_TEST_FAKE_RENDER"
 
 // fakeZenity stands in for the zenity program. It records each call as
 // DIR/call-PID (its arguments, NUL-separated, then a line with its parent's
@@ -34,7 +39,13 @@ func fakeZenity() {
 	}
 	pid := strconv.Itoa(os.Getpid())
 	call := strings.Join(os.Args[1:], "\x00") + "\n" + strconv.Itoa(os.Getppid()) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "call-"+pid), []byte(call), 0o600); err != nil {
+	// Written aside and renamed, so a test never reads a half-written call.
+	tmp := filepath.Join(dir, ".call-"+pid)
+	if err := os.WriteFile(tmp, []byte(call), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "fake zenity:", err)
+		os.Exit(97)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "call-"+pid)); err != nil {
 		fmt.Fprintln(os.Stderr, "fake zenity:", err)
 		os.Exit(97)
 	}
@@ -42,7 +53,11 @@ func fakeZenity() {
 		fmt.Fprintln(os.Stderr, "(zenity:1): Gtk-WARNING **: cannot open display: :0")
 		os.Exit(1)
 	}
-	time.Sleep(fakeRenderTime)
+	render := fakeRenderTime
+	if d, err := time.ParseDuration(os.Getenv(fakeRenderEnv)); err == nil {
+		render = d
+	}
+	time.Sleep(render)
 	_ = os.WriteFile(filepath.Join(dir, "shown-"+pid), nil, 0o600)
 	claimed := filepath.Join(dir, "answer-"+pid)
 	for {

@@ -31,8 +31,9 @@ type harness struct {
 	work    string // the callers' working directory, hence the default scope
 	exe     string
 	env     []string
-	fakeDir string // set when dialogs are scripted (fakeZenity)
-	suffix  string // makes window titles unique to this test run
+	fakeDir string    // set when dialogs are scripted (fakeZenity)
+	suffix  string    // makes window titles unique to this test run
+	acted   time.Time // when click or key last acted on a window
 }
 
 // title returns name made unique to this run, so xdotool never finds a
@@ -181,6 +182,7 @@ type running struct {
 	stdout  bytes.Buffer
 	stderr  bytes.Buffer
 	started time.Time
+	ended   time.Time
 	done    chan struct{}
 	err     error
 }
@@ -192,7 +194,7 @@ func (h *harness) start(args ...string) *running {
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	r.started = time.Now()
 	must(h.t, r.cmd.Start())
-	go func() { r.err = r.cmd.Wait(); close(r.done) }()
+	go func() { r.err = r.cmd.Wait(); r.ended = time.Now(); close(r.done) }()
 	return r
 }
 
@@ -451,7 +453,12 @@ func (h *harness) click(title, button string) {
 		if button == "approve" {
 			x = geo["X"] + geo["WIDTH"] - 45
 		}
+		// Move away first: GTK ignores a click without the pointer entering
+		// the button, and --sync waits for a move that never comes when
+		// the pointer is already there (dialogs all open at one spot).
+		xdotool(h.t, "mousemove", "--sync", "0", "0")
 		xdotool(h.t, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+		h.acted = time.Now()
 		xdotool(h.t, "click", "1")
 	})
 }
@@ -461,6 +468,7 @@ func (h *harness) key(title, key string) {
 	h.t.Helper()
 	h.untilClosed(title, "pressing "+key, func(w string) {
 		xdotool(h.t, "windowfocus", "--sync", w)
+		h.acted = time.Now()
 		xdotool(h.t, "key", key)
 	})
 }

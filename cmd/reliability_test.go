@@ -1,0 +1,437 @@
+//go:build linux
+
+package cmd
+
+import (
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The reliability suite: load, crashes, store faults and hostile input,
+// with the deny-by-default invariant checked throughout. scripts/soak runs
+// it with -soak for the long variant and collects the report lines.
+
+var soak = flag.Bool("soak", false, "run the long reliability variant (1000 holder kills, 2000-caller herd)")
+
+// reliabilityReportEnv names a file that receives one line per scenario:
+// scenario, count, failures, worst latency. scripts/soak turns it into the
+// README's table.
+const reliabilityReportEnv = "ASK_CONFIRM_RELIABILITY_REPORT"
+
+func report(t *testing.T, scenario string, count, failures int, worst time.Duration) {
+	t.Helper()
+	line := fmt.Sprintf("%s\t%d\t%d\t%s", scenario, count, failures, worst.Round(time.Millisecond))
+	t.Log("reliability: " + line)
+	if path := os.Getenv(reliabilityReportEnv); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		must(t, err)
+		fmt.Fprintln(f, line)
+		f.Close()
+	}
+	if failures > 0 {
+		t.Errorf("%s: %d of %d failed", scenario, failures, count)
+	}
+}
+
+func pick(n int) int {
+	v, err := rand.Int(rand.Reader, big.NewInt(int64(n)))
+	if err != nil {
+		panic(err)
+	}
+	return int(v.Int64())
+}
+
+var plainBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// plainBinary builds ask-confirm without the race detector, for tests that
+// start hundreds of processes at once.
+func plainBinary(t *testing.T) string {
+	t.Helper()
+	plainBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ask-confirm-plain")
+		if err != nil {
+			plainBuild.err = err
+			return
+		}
+		plainBuild.path = filepath.Join(dir, "ask-confirm")
+		out, err := exec.Command("go", "build", "-o", plainBuild.path, "..").CombinedOutput()
+		if err != nil {
+			plainBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	must(t, plainBuild.err)
+	return plainBuild.path
+}
+
+// 200 callers of one request: one window, one approval, 200 exits 0; then
+// 200 callers of the remembered answer: 200 exits 0 and no window.
+func TestReliabilityHerd(t *testing.T) {
+	n := 200
+	if *soak {
+		n = 2000
+	}
+	h := newRealHarness(t)
+	h.exe = plainBinary(t)
+	title := h.title("RL-herd")
+	args := []string{"--json", "--wait", "5m", "--title", title, "--message", "One dialog for the whole herd"}
+	runs := make([]*running, n)
+	for i := range runs {
+		runs[i] = h.start(args...)
+	}
+	h.waitWindow(title)
+	// Let every caller reach its wait, watching that no second window shows.
+	settleUntil := time.Now().Add(2*time.Second + time.Duration(n)*2*time.Millisecond)
+	for time.Now().Before(settleUntil) {
+		if ws := h.windows(title); len(ws) > 1 {
+			t.Fatalf("%d windows for one request", len(ws))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	h.click(title, "approve")
+	clicked := h.acted
+	failures, worst := 0, time.Duration(0)
+	for _, r := range runs {
+		o := r.wait(2 * time.Minute)
+		if o.code != 0 || o.res.Status != statusApproved {
+			failures++
+			t.Logf("caller: exit %d %s %s", o.code, o.stdout, o.stderr)
+		}
+		worst = max(worst, r.ended.Sub(clicked))
+	}
+	report(t, fmt.Sprintf("herd: %d callers, one dialog, one click", n), n, failures, worst)
+	if got := h.countEvents("requested"); got != 1 {
+		t.Fatalf("%d dialogs requested for one request", got)
+	}
+
+	start := time.Now()
+	for i := range runs {
+		runs[i] = h.start(args...)
+	}
+	failures, worst = 0, 0
+	for _, r := range runs {
+		o := r.wait(2 * time.Minute)
+		if o.code != 0 || !o.res.Remembered {
+			failures++
+			t.Logf("remembered caller: exit %d %s %s", o.code, o.stdout, o.stderr)
+		}
+		worst = max(worst, o.elapsed)
+	}
+	report(t, fmt.Sprintf("herd: %d callers of a remembered answer", n), n, failures, worst)
+	if ws := h.windows(title); len(ws) != 0 || h.countEvents("requested") != 1 {
+		t.Fatalf("the remembered herd opened a dialog")
+	}
+	t.Logf("remembered herd finished in %s", time.Since(start))
+}
+
+// 30 different requests at once: 30 windows, each answered in random order,
+// each caller gets its own answer.
+func TestReliabilityManyRequests(t *testing.T) {
+	const n = 30
+	h := newRealHarness(t)
+	h.exe = plainBinary(t)
+	type call struct {
+		title   string
+		approve bool
+		run     *running
+	}
+	calls := make([]call, n)
+	for i := range calls {
+		calls[i].title = h.title(fmt.Sprintf("RL-many-%02d", i))
+		calls[i].approve = pick(2) == 0
+		calls[i].run = h.start("--json", "--wait", "5m", "--title", calls[i].title, "--message", fmt.Sprintf("Request number %d", i))
+	}
+	for _, c := range calls {
+		h.waitWindow(c.title)
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		j := pick(i + 1)
+		order[i], order[j] = order[j], order[i]
+	}
+	failures, worst := 0, time.Duration(0)
+	for _, i := range order {
+		c := calls[i]
+		button, want := "cancel", 1
+		if c.approve {
+			button, want = "approve", 0
+		}
+		h.click(c.title, button)
+		clicked := h.acted
+		o := c.run.wait(time.Minute)
+		if o.code != want {
+			failures++
+			t.Logf("%s: clicked %s, caller exited %d: %s", c.title, button, o.code, o.stdout)
+		}
+		worst = max(worst, c.run.ended.Sub(clicked))
+	}
+	report(t, fmt.Sprintf("%d distinct requests answered in random order", n), n, failures, worst)
+}
+
+// Holders SIGKILLed at random moments: before render, while shown, and
+// around the store write of the answer. The store always opens and passes
+// bbolt's check, no identity is stuck, and a recorded answer is the one
+// given.
+func TestReliabilityHolderKills(t *testing.T) {
+	n := 100
+	if *soak {
+		n = 1000
+	}
+	h := newFakeHarness(t)
+	h.env = append(h.env, fakeRenderEnv+"=200ms")
+	const parallel = 4
+	var (
+		mu       sync.Mutex
+		failures int
+		worst    time.Duration
+		moments  = map[string]int{}
+	)
+	fail := func(format string, args ...any) {
+		mu.Lock()
+		failures++
+		mu.Unlock()
+		t.Logf(format, args...)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				moment, took, err := killOnce(h, i)
+				mu.Lock()
+				moments[moment]++
+				worst = max(worst, took)
+				mu.Unlock()
+				if err != nil {
+					fail("kill %d (%s): %v", i, moment, err)
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	t.Logf("kill moments: %v", moments)
+	report(t, "holder SIGKILLed at a random moment", n, failures, worst)
+	checkStore(t, h)
+}
+
+// killOnce runs one request whose holder is killed at a random moment, then
+// answers whatever dialog follows, and checks the caller's outcome against
+// the answer given. It returns the moment chosen and how long the caller
+// took from the kill to its exit.
+func killOnce(h *harness, i int) (string, time.Duration, error) {
+	approve := pick(2) == 0
+	answer, want := "cancel", 1
+	if approve {
+		answer, want = "approve", 0
+	}
+	// Each iteration answers through its own directory, so parallel
+	// iterations never take each other's answers.
+	dir := filepath.Join(h.fakeDir, fmt.Sprint(i))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", 0, err
+	}
+	env := append(withoutEnv(h.env, fakeZenityDirEnv), fakeZenityDirEnv+"="+dir)
+	c := h.command([]string{"--json", "--wait", "60s", "--key", fmt.Sprintf("kill-%d", i), "--message", "kill me"})
+	c.Env = env
+	r := &running{h: h, cmd: c, done: make(chan struct{})}
+	c.Stdout, c.Stderr = &r.stdout, &r.stderr
+	if err := c.Start(); err != nil {
+		return "", 0, err
+	}
+	go func() { r.err = c.Wait(); r.ended = time.Now(); close(r.done) }()
+	sub := &harness{t: h.t, fakeDir: dir}
+
+	first, err := waitForCall(sub, 20*time.Second)
+	if err != nil {
+		return "", 0, err
+	}
+	moment := []string{"before render", "while shown", "around the answer's store write"}[pick(3)]
+	switch moment {
+	case "while shown":
+		waitFile(filepath.Join(dir, fmt.Sprintf("shown-%d", first)), 10*time.Second)
+	case "around the answer's store write":
+		waitFile(filepath.Join(dir, fmt.Sprintf("shown-%d", first)), 10*time.Second)
+		writeAnswer(dir, answer)
+		time.Sleep(time.Duration(pick(20)) * time.Millisecond)
+	}
+	syscall.Kill(sub.fakeHolder(first), syscall.SIGKILL)
+	killed := time.Now()
+
+	// The caller either already has the answer, or a new dialog asks again.
+	for {
+		select {
+		case <-r.done:
+			code := exitCode(h.t, r.err)
+			if code != want {
+				return moment, 0, fmt.Errorf("answered %s, caller exited %d: %s %s", answer, code, r.stdout.String(), r.stderr.String())
+			}
+			return moment, r.ended.Sub(killed), nil
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Since(killed) > 30*time.Second {
+			c.Process.Kill()
+			return moment, 0, fmt.Errorf("caller still waiting 30 s after the kill: %s", r.stderr.String())
+		}
+		for _, pid := range sub.liveDialogs() {
+			if pid != first && fileExists(filepath.Join(dir, fmt.Sprintf("shown-%d", pid))) && !fileExists(filepath.Join(dir, "answer")) {
+				writeAnswer(dir, answer)
+			}
+		}
+	}
+}
+
+func waitForCall(h *harness, limit time.Duration) (int, error) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if calls := h.fakeCalls(); len(calls) > 0 {
+			sort.Ints(calls)
+			return calls[0], nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("no dialog started within %s", limit)
+}
+
+func waitFile(path string, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for !fileExists(path) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func writeAnswer(dir, kind string) {
+	tmp := filepath.Join(dir, "answer.tmp")
+	if os.WriteFile(tmp, []byte(kind), 0o600) == nil {
+		os.Rename(tmp, filepath.Join(dir, "answer"))
+	}
+}
+
+// checkStore opens the harness's store with bbolt directly and runs its
+// consistency check.
+func checkStore(t *testing.T, h *harness) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(h.dir, "cache", "ask-confirm", "answers.db"), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	must(t, err)
+	defer db.Close()
+	must(t, db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return err
+		}
+		return nil
+	}))
+}
+
+// hostile inputs: each is refused with exit 2, or shown literally.
+func TestReliabilityHostileInput(t *testing.T) {
+	h := newFakeHarness(t)
+	cases := []struct {
+		name, message string
+		refused       bool
+	}{
+		{"invalid UTF-8", "caf\xe9", true},
+		{"ANSI escape", "\x1b[31mred\x1b[0m", true},
+		{"other control character", "bell\a", true},
+		{"RTL override", "invoice\u202egpj.exe", true},
+		{"64 KiB + 1", strings.Repeat("x", 64<<10+1), true},
+		{"Pango bold", "<b>x</b>", false},
+		{"Pango span", `<span foreground="red">x</span>`, false},
+		{"leading double dash", "--help", false},
+		{"leading dash", "-rf /", false},
+		{"newlines and tabs", "line one\n\tline two", false},
+		{"entity", "&amp; &lt;", false},
+	}
+	failures := 0
+	for _, c := range cases {
+		before := len(h.fakeCalls())
+		o := h.run("--json", "--wait", "1s", "--key", "hostile-"+c.name, "--message="+c.message)
+		switch {
+		case c.refused && o.code != 2:
+			failures++
+			t.Errorf("%s: exit %d, want 2: %s", c.name, o.code, o.stdout)
+		case c.refused && len(h.fakeCalls()) != before:
+			failures++
+			t.Errorf("%s: refused input still started a dialog", c.name)
+		case !c.refused:
+			// Shown: the dialog program got the text byte for byte, with
+			// markup turned off.
+			calls := h.fakeCalls()
+			if o.code != 3 || len(calls) != before+1 {
+				failures++
+				t.Errorf("%s: exit %d with %d new dialogs: %s %s", c.name, o.code, len(calls)-before, o.stdout, o.stderr)
+				continue
+			}
+			args := h.fakeArgs(newest(calls))
+			if !containsSeq(args, "--text", c.message) || !contains(args, "--no-markup") {
+				failures++
+				t.Errorf("%s: dialog program got %q", c.name, args)
+			}
+			h.run("cancel", "hostile-"+c.name)
+		}
+		if o.code == 0 {
+			t.Fatalf("%s: hostile input approved", c.name)
+		}
+	}
+	report(t, "hostile inputs refused or shown literally", len(cases), failures, 0)
+}
+
+func newest(pids []int) int {
+	sort.Ints(pids)
+	return pids[len(pids)-1]
+}
+
+// fakeArgs returns the arguments scripted zenity pid was started with.
+func (h *harness) fakeArgs(pid int) []string {
+	h.t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.fakeDir, fmt.Sprintf("call-%d", pid)))
+	must(h.t, err)
+	args, _, _ := strings.Cut(string(b), "\n"+fmt.Sprint(h.fakeHolder(pid))+"\n")
+	return strings.Split(args, "\x00")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func containsSeq(list []string, a, b string) bool {
+	for i := 0; i+1 < len(list); i++ {
+		if list[i] == a && list[i+1] == b {
+			return true
+		}
+	}
+	return false
+}
