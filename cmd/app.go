@@ -35,11 +35,14 @@ type app struct {
 	// startHolder starts a detached holder process.
 	startHolder func(argv []string, lock platform.Lock) error
 	// settle is how long a dialog program must keep running before its
-	// window counts as shown. A program that ends sooner failed to render:
-	// GNOME zenity maps its window 0.25 to 0.5 s after exec, while it gives up
-	// on a display it cannot open in about 0.14 s, so no person can have
-	// answered by then.
+	// window counts as shown: GNOME zenity maps its window 0.12 to 0.5 s
+	// after exec, and gives up on a display it cannot open in about 0.14 s.
 	settle time.Duration
+	// humanAnswer is the earliest a person can have answered. The dialog
+	// program ending sooner, with any exit code, failed to render: GNOME
+	// zenity now and then dies by itself about 0.3 s after exec with the
+	// exit code of Cancel, and no person can react to a window that fast.
+	humanAnswer time.Duration
 }
 
 func newApp() *app {
@@ -54,6 +57,7 @@ func newApp() *app {
 		detect:      platform.Detect,
 		startHolder: platform.StartDetached,
 		settle:      150 * time.Millisecond,
+		humanAnswer: 400 * time.Millisecond,
 	}
 	a.store.Warn = a.warn
 	if term.IsTerminal(int(os.Stderr.Fd())) {

@@ -81,7 +81,8 @@ func newCLIFixture(t *testing.T) *cliFixture {
 			f.spawns = append(f.spawns, append([]string(nil), argv...))
 			return f.startErr
 		},
-		settle: 150 * time.Millisecond,
+		settle:      150 * time.Millisecond,
+		humanAnswer: 400 * time.Millisecond,
 	}
 	f.a.store.Warn = f.a.warn
 	return f

@@ -340,8 +340,12 @@ func (a *app) closeRequest(rec store.Record, status store.Status, lockPath strin
 	if !waitForRelease(lockPath, patience) {
 		return fmt.Errorf(msgSupersedeStuck, patience)
 	}
-	// The holder recorded the end itself, unless it died first.
-	_, _, err = a.finish(rec.Identity, rec.ContentHash, rec.HolderPID, status, "")
+	// The holder recorded the end itself, unless it died first; then its
+	// dialog may still be on screen.
+	_, wrote, err := a.finish(rec.Identity, rec.ContentHash, rec.HolderPID, status, "")
+	if wrote {
+		platform.KillOrphanedDialog(rec.HolderPID)
+	}
 	return err
 }
 

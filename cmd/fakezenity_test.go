@@ -17,7 +17,7 @@ const fakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
 // fakeRenderTime is how long the scripted zenity takes to "map its window"
 // before it will take an answer, like the real one (about 0.5 s). Tests that
 // run many dialogs shorten it with fakeRenderEnv; it must stay above the
-// holder's settle time.
+// holder's humanAnswer time (0.4 s), or every answer counts as a failure.
 const fakeRenderTime = 500 * time.Millisecond
 
 // fakeRenderEnv overrides fakeRenderTime, as a Go duration.

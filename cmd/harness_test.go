@@ -416,9 +416,11 @@ func (h *harness) waitWindow(title string) string {
 	return ws[0]
 }
 
-// waitStable waits until window w has kept the same geometry for 150 ms:
+// waitStable waits until window w has kept the same geometry for 400 ms:
 // GTK maps a dialog before its final layout, and a click aimed at the
-// approve button of the early layout lands on cancel.
+// approve button of the early layout lands on cancel. The wait also keeps
+// the test slower than any person, whose answer ask-confirm only takes from
+// 0.4 s after the dialog program starts.
 func (h *harness) waitStable(w string) {
 	h.t.Helper()
 	last := ""
@@ -427,7 +429,7 @@ func (h *harness) waitStable(w string) {
 		stable := geo == last
 		last = geo
 		if !stable {
-			time.Sleep(150 * time.Millisecond)
+			time.Sleep(400 * time.Millisecond)
 		}
 		return stable
 	})

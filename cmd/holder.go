@@ -173,7 +173,7 @@ func (a *app) classify(dctx context.Context, id, content string, approved bool, 
 			return store.Failed, cause.Error()
 		}
 	}
-	if ran < a.settle {
+	if ran < a.humanAnswer {
 		reason := msgEarlyExit
 		if err != nil {
 			reason += ": " + err.Error()

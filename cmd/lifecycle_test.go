@@ -77,3 +77,23 @@ func TestLifecycleHolderKilledWhileShown(t *testing.T) {
 		t.Fatalf("attempt %d, want 2", o.res.Attempt)
 	}
 }
+
+// A holder killed while nobody waits leaves its dialog behind; cancel ends
+// the request and closes that orphaned dialog too.
+func TestLifecycleCancelClosesOrphanedDialog(t *testing.T) {
+	h := newFakeHarness(t)
+	h.expect(h.run("--json", "--wait", "0", "--key", "orphan", "--message", "left behind"), 3, statusPending)
+	dialog := h.waitShown(1)[0]
+	must(t, syscall.Kill(h.fakeHolder(dialog), syscall.SIGKILL))
+	if !processAlive(dialog) {
+		t.Fatal("the dialog died with its holder; nothing to test")
+	}
+	o := h.run("cancel", "orphan")
+	if o.code != 0 || !strings.Contains(o.stdout, "cancelled") {
+		t.Fatalf("cancel: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	eventually(t, 5*time.Second, "the orphaned dialog to be closed", func() bool { return !processAlive(dialog) })
+	if st := h.status("orphan"); st.Status != statusCancelled {
+		t.Fatalf("status after cancel: %+v", st)
+	}
+}

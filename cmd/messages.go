@@ -38,3 +38,17 @@ const (
 
 	hintFlag = "run 'ask-confirm --help' for the flags and their limits"
 )
+
+// The doctor's wording. It reuses msgHeadless, hintHeadless,
+// msgStoreUnusable and hintStoreUnusable from messages.go for its outcome.
+const (
+	msgDoctorCanAsk      = "a person can be asked here"
+	msgDoctorMissingDir  = "missing; created with mode 0700 on first use"
+	msgDoctorMissingFile = "not created yet"
+	msgDoctorOpenDir     = "group or other users have access; run chmod 700 %s"
+	msgDoctorOpenFile    = "group or other users have access; run chmod 600 %s"
+	msgDoctorSymlink     = "is a symbolic link"
+	msgDoctorNotDir      = "is not a directory"
+	msgDoctorNotFile     = "is not a regular file"
+	msgDoctorNotMine     = "belongs to another user"
+)

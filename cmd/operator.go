@@ -292,7 +292,11 @@ func newGCCommand(a *app) *cobra.Command {
 				// An open request past its deadline whose holder is gone
 				// will never be answered.
 				alive, err := holderAlive(a.paths.LockFile(r.Identity))
-				return err == nil && !alive && now.After(r.Deadline)
+				if err != nil || alive || !now.After(r.Deadline) {
+					return false
+				}
+				platform.KillOrphanedDialog(r.HolderPID)
+				return true
 			})
 			if err != nil {
 				return err

@@ -197,7 +197,7 @@ func TestReliabilityHolderKills(t *testing.T) {
 		n = 1000
 	}
 	h := newFakeHarness(t)
-	h.env = append(h.env, fakeRenderEnv+"=200ms")
+	h.env = append(h.env, fakeRenderEnv+"=450ms")
 	const parallel = 4
 	var (
 		mu       sync.Mutex

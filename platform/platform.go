@@ -5,6 +5,12 @@
 // platform/linux, platform/darwin and platform/windows.
 package platform
 
+import (
+	"context"
+	"io/fs"
+	"runtime"
+)
+
 // Lock is an exclusive lock on a file, held until Release or until the
 // process holding it (or, after StartDetached, its child) exits.
 type Lock interface {
@@ -15,18 +21,85 @@ type Lock interface {
 // StartDetached finds the lock handed to it, when LockHandedOff is true.
 const HolderLockFD = 3
 
+// Kind names the sort of session a dialog would appear in.
+type Kind string
+
+// The session kinds.
+const (
+	KindX11      Kind = "x11"      // an X11 display
+	KindWayland  Kind = "wayland"  // a Wayland display, with or without Xwayland
+	KindWSL      Kind = "wsl"      // WSLg's displays under Windows Subsystem for Linux
+	KindAqua     Kind = "aqua"     // a macOS GUI login session
+	KindWindows  Kind = "windows"  // an interactive Windows desktop
+	KindHeadless Kind = "headless" // nowhere a person would see a dialog
+)
+
 // Session says whether a person can be asked in this session, and if not why.
 type Session struct {
 	CanAsk bool
 	// Reason explains CanAsk == false in a form fit for an error message.
 	Reason string
-	// Backend names the dialog program or API that will be used.
+	// Hint says what to do when CanAsk is false: what to run, install or
+	// set. It may be empty.
+	Hint string
+	// Backend names the dialog program or API that will be used: qarma,
+	// zenity or matedialog on Linux (empty when none is on PATH),
+	// osascript on macOS, win32 on Windows.
 	Backend string
+	// Kind is the session a dialog would appear in; KindHeadless when
+	// there is none. A session with a display can still have CanAsk false,
+	// for instance with no dialog program on PATH.
+	Kind Kind
+	// Display names where the dialog would appear, for a person:
+	// "DISPLAY=:0", "Aqua session of uid 501", "session 1, window station
+	// WinSta0". Empty when headless.
+	Display string
+	// Notes are facts worth knowing that do not decide CanAsk.
+	Notes []string
 }
 
 // Detect inspects the current session: display or GUI session, and the
-// dialog backend.
+// dialog backend. It is cheap enough to call before every dialog: on Linux
+// it connects to the display's socket, on macOS it runs launchctl, which
+// takes a few milliseconds.
 func Detect() Session { return detect() }
+
+// Report is what Inspect finds out about this machine, for a person
+// checking why ask-confirm can or cannot ask here.
+type Report struct {
+	Session
+	// OS and Arch are the platform ask-confirm was built for.
+	OS, Arch string
+	// OSVersion names the operating system's release, or is empty.
+	OSVersion string
+	// BackendPath is the dialog program's path, where it is a program.
+	BackendPath string
+	// BackendVersion is what the dialog program says its version is, or
+	// empty when it cannot tell (GNOME zenity needs a display for that).
+	BackendVersion string
+	// CanDetach is false when a holder started here is known not to
+	// outlive its caller.
+	CanDetach bool
+	// Detach describes how a holder is detached from its caller.
+	Detach string
+}
+
+// Inspect returns Detect's findings and more: the backend's path and
+// version, the OS release and how a holder would be detached. It may run
+// the dialog program with --version, for at most two seconds, or until
+// ctx ends.
+func Inspect(ctx context.Context) Report {
+	r := inspect(ctx)
+	r.OS, r.Arch = runtime.GOOS, runtime.GOARCH
+	return r
+}
+
+// Access reports whether fi (from os.Lstat or os.Stat) belongs to the user
+// this process runs as, and whether its permission bits let other users in.
+// On Windows, where permission bits are not the access control and the
+// XDG directories are inside the user's own profile, it reports mine and
+// not open, as the store's own checks assume.
+func Access(fi fs.FileInfo) (mine, openToOthers bool) { return access(fi) }
 
 // TryLock takes an exclusive lock on path without waiting, creating the file
 // with mode 0600. It returns ok == false, with no error, if another process
@@ -35,8 +108,8 @@ func TryLock(path string) (l Lock, ok bool, err error) { return tryLock(path) }
 
 // StartDetached starts argv[0] (re-resolved as this executable) with argv as
 // its arguments, fully detached from the caller: its own session or process
-// group, working directory /, no standard streams, no inherited descriptors
-// but the lock. The caller's process group may be killed afterwards without
+// group, working directory / (on Windows the Windows directory), no
+// standard streams, no inherited descriptors but the lock. The caller's process group may be killed afterwards without
 // affecting it. When LockHandedOff is true the child receives lock at
 // HolderLockFD, so the lock is never free between the caller's decision to
 // start a holder and the holder's own start.

@@ -1,12 +1,46 @@
 package platform
 
-import "github.com/ask-confirm/ask-confirm/platform/darwin"
+import (
+	"context"
+	"os/exec"
+
+	"github.com/ask-confirm/ask-confirm/platform/darwin"
+)
 
 func markInheritedCloseOnExec() error { return darwin.MarkInheritedCloseOnExec() }
 
-func detect() Session {
-	if ok, reason := darwin.GUISession(); !ok {
-		return Session{Reason: reason, Backend: "osascript"}
-	}
-	return Session{CanAsk: true, Backend: "osascript"}
+// closeOnExecHow says how markInheritedCloseOnExec works, for Inspect.
+const closeOnExecHow = "walking /dev/fd"
+
+// The zenity library shows its dialog through osascript, whose script
+// activates it, so the dialog comes to the front of the screen.
+const darwinBackend = "osascript"
+
+func detect() Session { return fromDarwin(darwin.Detect()) }
+
+func inspect(context.Context) Report {
+	r := Report{Session: fromDarwin(darwin.Detect()), OSVersion: darwin.OSVersion()}
+	r.BackendPath, _ = exec.LookPath(darwinBackend)
+	r.CanDetach, r.Detach = unixDetach()
+	return r
 }
+
+func fromDarwin(v darwin.Verdict) Session {
+	s := Session{
+		CanAsk:  v.OK,
+		Reason:  v.Reason,
+		Hint:    v.Hint,
+		Backend: darwinBackend,
+		Kind:    KindHeadless,
+		Display: v.Display,
+		Notes:   v.Notes,
+	}
+	if v.OK {
+		s.Kind = KindAqua
+	}
+	return s
+}
+
+// orphanedDialogs returns the holder's whole process group as one entry:
+// on macOS the dialog is osascript, killed through the group.
+func orphanedDialogs(pgid int) []int { return []int{-pgid} }

@@ -5,6 +5,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
@@ -95,8 +96,27 @@ func interruptHolder(pid int) error {
 }
 
 func killOrphanedDialog(pid int) {
-	if pid > 1 {
-		// The holder led its own process group; its dialog is still in it.
-		_ = unix.Kill(-pid, unix.SIGKILL)
+	if pid <= 1 {
+		return
 	}
+	// The holder led its own process group; its dialog is still in it. A
+	// group outlives its leader only while it has members, so the PID
+	// cannot have been reused while the dialog lives; orphanedDialogs also
+	// checks the members, where the OS lets us, before anything is killed.
+	for _, p := range orphanedDialogs(pid) {
+		_ = unix.Kill(p, unix.SIGKILL)
+	}
+}
+
+// unixDetach says whether and how StartDetached detaches a holder here.
+func unixDetach() (bool, string) {
+	if _, err := os.Executable(); err != nil {
+		return false, "cannot find its own executable to start a holder: " + err.Error()
+	}
+	return true, "new session (setsid), working directory /, standard streams on /dev/null, descriptors from 3 up close-on-exec (" + closeOnExecHow + "), identity lock handed over as descriptor 3"
+}
+
+func access(fi fs.FileInfo) (mine, openToOthers bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid(), fi.Mode().Perm()&0o077 != 0
 }

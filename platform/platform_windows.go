@@ -1,8 +1,10 @@
 package platform
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
@@ -37,15 +39,30 @@ func startDetached(argv []string, _ Lock) error {
 	if err != nil {
 		return fmt.Errorf("finding own executable: %w", err)
 	}
-	c := &exec.Cmd{
-		Path:        exe,
-		Args:        argv,
-		Dir:         os.Getenv("SystemRoot"),
-		SysProcAttr: &syscall.SysProcAttr{CreationFlags: windows.CreationFlags(), HideWindow: true},
+	plan := windows.PlanDetach(windows.CurrentJob())
+	dir := windows.HolderDir()
+	start := func(flags uint32) (*exec.Cmd, error) {
+		c := &exec.Cmd{
+			Path: exe,
+			Args: argv,
+			// Stdin, Stdout and Stderr stay nil: NUL. Only those handles
+			// are inherited.
+			Dir: dir,
+			// No HideWindow: DETACHED_PROCESS already opens no console,
+			// and SW_HIDE in the start-up info would apply to the holder's
+			// first top-level window, which is the dialog.
+			SysProcAttr: &syscall.SysProcAttr{CreationFlags: flags},
+		}
+		return c, c.Start()
 	}
-	if err := c.Start(); err != nil {
+	c, err := start(plan.Flags)
+	if err != nil && windows.RetryWithoutBreakaway(plan.Flags, err) {
+		c, err = start(plan.Flags &^ windows.CreateBreakawayFromJob)
+	}
+	if err != nil {
 		return fmt.Errorf("starting holder: %w", err)
 	}
+	windows.AllowForeground(c.Process.Pid)
 	return c.Process.Release()
 }
 
@@ -57,9 +74,38 @@ func interruptHolder(int) error { return errNoSignal }
 // holder process and dies with it.
 func killOrphanedDialog(int) {}
 
-func detect() Session {
-	if ok, reason := windows.Interactive(); !ok {
-		return Session{Reason: reason, Backend: "win32"}
+// The zenity library shows a Win32 message box inside the holder process,
+// asking for the foreground (MB_SETFOREGROUND).
+const windowsBackend = "win32"
+
+func detect() Session { return fromWindows(windows.Detect()) }
+
+func inspect(context.Context) Report {
+	r := Report{Session: fromWindows(windows.Detect()), OSVersion: windows.OSVersion()}
+	plan := windows.PlanDetach(windows.CurrentJob())
+	r.CanDetach, r.Detach = plan.Survives, plan.How+"; working directory "+windows.HolderDir()
+	if _, err := os.Executable(); err != nil {
+		r.CanDetach, r.Detach = false, "cannot find its own executable to start a holder: "+err.Error()
 	}
-	return Session{CanAsk: true, Backend: "win32"}
+	return r
 }
+
+func fromWindows(v windows.Verdict) Session {
+	s := Session{
+		CanAsk:  v.OK,
+		Reason:  v.Reason,
+		Hint:    v.Hint,
+		Backend: windowsBackend,
+		Kind:    KindHeadless,
+		Display: v.Display,
+		Notes:   v.Notes,
+	}
+	if v.OK {
+		s.Kind = KindWindows
+	}
+	return s
+}
+
+// access trusts every file on Windows, as the store does: permission bits
+// are not the access control there.
+func access(fs.FileInfo) (mine, openToOthers bool) { return true, false }

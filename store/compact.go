@@ -32,9 +32,19 @@ func (s *Store) Compact(freeFraction float64) (bool, error) {
 		return false, err
 	}
 	defer db.Close()
-	st := db.Stats()
-	free := float64(st.FreeAlloc) / float64(fi.Size())
-	if free <= freeFraction {
+	// bbolt's own free-page counters are only filled in by a write
+	// transaction, so measure what the records occupy instead.
+	live := 4 * int64(db.Info().PageSize) // meta, freelist and root pages
+	if err := db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucket); b != nil {
+			st := b.Stats()
+			live += int64(st.BranchAlloc + st.LeafAlloc)
+		}
+		return nil
+	}); err != nil {
+		return false, err
+	}
+	if free := 1 - float64(live)/float64(fi.Size()); free <= freeFraction {
 		return false, nil
 	}
 	tmp := filepath.Join(filepath.Dir(s.path), ".compact-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))

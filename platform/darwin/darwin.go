@@ -1,11 +1,18 @@
 //go:build darwin
 
-// Package darwin holds the macOS bodies behind package platform.
+// Package darwin holds the macOS bodies behind package platform. Its pure
+// decisions (session.go) build on every OS, so their tests run everywhere;
+// everything that touches the system is in this file, macOS only.
 package darwin
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,6 +25,8 @@ func MarkInheritedCloseOnExec() error {
 		return err
 	}
 	for _, e := range entries {
+		// ReadDir's own descriptor on /dev/fd is listed too, and is
+		// closed by the time we get here: CloseOnExec on it is harmless.
 		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= 3 {
 			unix.CloseOnExec(fd)
 		}
@@ -25,11 +34,53 @@ func MarkInheritedCloseOnExec() error {
 	return nil
 }
 
-// GUISession reports whether this process can reach a logged-in Aqua
-// session. A plain SSH login cannot show a dialog on the console.
-func GUISession() (ok bool, reason string) {
-	if os.Getenv("SSH_CONNECTION") != "" && os.Getenv("DISPLAY") == "" && os.Getenv("TERM_PROGRAM") == "" {
-		return false, "this is an SSH session without a GUI: no one at the console can be asked from here"
+// commandTimeout bounds the helper programs run to inspect the session.
+const commandTimeout = 2 * time.Second
+
+// Detect judges this process's session from its launchd session type, the
+// owner of the console and its environment. It runs launchctl, which takes
+// a few milliseconds.
+func Detect() Verdict {
+	return Judge(Facts{
+		EUID:            os.Geteuid(),
+		ConsoleUID:      consoleUID(),
+		Manager:         firstLine("/bin/launchctl", "managername"),
+		SSH:             os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_CLIENT") != "" || os.Getenv("SSH_TTY") != "",
+		ParentIsLaunchd: os.Getppid() == 1,
+	})
+}
+
+// OSVersion returns the macOS version, as sw_vers prints it, or "".
+func OSVersion() string {
+	if v := firstLine("/usr/bin/sw_vers", "-productVersion"); v != "" {
+		return "macOS " + v
 	}
-	return true, ""
+	return ""
+}
+
+func consoleUID() int {
+	fi, err := os.Stat("/dev/console")
+	if err != nil {
+		return -1
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return -1
+	}
+	return int(st.Uid)
+}
+
+// firstLine runs a helper program and returns the first line it printed,
+// or "" if it failed.
+func firstLine(name string, args ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, name, args...)
+	c.WaitDelay = 100 * time.Millisecond
+	out, err := c.Output()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(line)
 }

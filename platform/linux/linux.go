@@ -1,15 +1,18 @@
 //go:build linux
 
-// Package linux holds the Linux bodies behind package platform.
+// Package linux holds the Linux bodies behind package platform. Its pure
+// decisions (session.go) build on every OS, so their tests run everywhere;
+// everything that touches the system is in this file, Linux only.
 package linux
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,14 +40,10 @@ func MarkInheritedCloseOnExec() error {
 	return nil
 }
 
-// dialogPrograms is the order in which github.com/ncruces/zenity looks for a
-// dialog program.
-var dialogPrograms = []string{"qarma", "zenity", "matedialog"}
-
 // DialogProgram returns the dialog program the zenity library will run, and
 // its path, or empty strings if none is on PATH.
 func DialogProgram() (name, path string) {
-	for _, p := range dialogPrograms {
+	for _, p := range DialogPrograms {
 		if path, err := exec.LookPath(p); err == nil {
 			return p, path
 		}
@@ -52,60 +51,63 @@ func DialogProgram() (name, path string) {
 	return "", ""
 }
 
-// Display reports whether a Wayland or X11 display is reachable in the
-// environment getenv describes. It connects to the display's socket rather
-// than trusting the variables: GNOME zenity exits 1 when it cannot open the
-// display, which would look like a person pressing Cancel.
-func Display(getenv func(string) string) (ok bool, reason string) {
-	if w := getenv("WAYLAND_DISPLAY"); w != "" {
-		path := w
-		if !filepath.IsAbs(w) {
-			path = filepath.Join(getenv("XDG_RUNTIME_DIR"), w)
-		}
-		if reachable("unix", path) {
-			return true, ""
-		}
-		if getenv("DISPLAY") == "" {
-			return false, fmt.Sprintf("WAYLAND_DISPLAY=%s does not answer at %s", w, path)
-		}
-	}
-	d := getenv("DISPLAY")
-	if d == "" {
-		return false, "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
-	}
-	network, addr, err := XAddress(d)
-	if err != nil {
-		return false, err.Error()
-	}
-	if reachable(network, addr) || (network == "unix" && reachable("unix", "@"+addr)) {
-		return true, ""
-	}
-	return false, fmt.Sprintf("DISPLAY=%s does not answer at %s", d, addr)
+// Detect judges this process's session: its environment, whether this is
+// WSL, the dialog program on PATH, and which display sockets answer.
+func Detect() Verdict {
+	name, _ := DialogProgram()
+	return Judge(os.Getenv, wsl(), name, reachable)
 }
 
-// XAddress turns an X11 display name ([host]:display[.screen], or a socket
-// path followed by :display) into the network and address to dial.
-func XAddress(display string) (network, addr string, err error) {
-	colon := strings.LastIndexByte(display, ':')
-	if colon < 0 {
-		return "", "", fmt.Errorf("DISPLAY=%q is not of the form [host]:number", display)
+// OSVersion names the distribution and the kernel release, as
+// "Debian GNU/Linux 12 (bookworm), kernel 6.1.0-18-amd64".
+func OSVersion() string {
+	b, _ := os.ReadFile("/etc/os-release")
+	parts := []string{}
+	if name := PrettyName(string(b)); name != "" {
+		parts = append(parts, name)
 	}
-	host, num := display[:colon], display[colon+1:]
-	if dot := strings.IndexByte(num, '.'); dot >= 0 {
-		num = num[:dot]
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		parts = append(parts, "kernel "+unix.ByteSliceToString(u.Release[:]))
 	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 || n > 65535-6000 {
-		return "", "", fmt.Errorf("DISPLAY=%q has no valid display number", display)
-	}
+	return strings.Join(parts, ", ")
+}
+
+func wsl() bool {
+	b, _ := os.ReadFile("/proc/version")
+	return IsWSL(os.Getenv, string(b))
+}
+
+// versionTimeout bounds a dialog program's --version: GNOME zenity opens
+// the display first and a wedged display must not hang the caller.
+const versionTimeout = 2 * time.Second
+
+// ProgramVersion runs the dialog program at path with --version and returns
+// what it printed. It fails if the program fails (GNOME zenity does without
+// a display) or takes longer than two seconds.
+func ProgramVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, path, "--version")
+	// A program that left a child holding its stdout open must not keep
+	// Output waiting past the timeout.
+	c.WaitDelay = 100 * time.Millisecond
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	out, err := c.Output()
 	switch {
-	case strings.HasPrefix(host, "/"):
-		return "unix", host + ":" + num, nil
-	case host == "" || host == "unix":
-		return "unix", "/tmp/.X11-unix/X" + num, nil
-	default:
-		return "tcp", net.JoinHostPort(host, strconv.Itoa(6000+n)), nil
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("%s --version did not finish within %s", path, versionTimeout)
+	case err != nil:
+		if msg := VersionLine([]byte(stderr.String())); msg != "" {
+			return "", fmt.Errorf("%s --version: %w: %s", path, err, msg)
+		}
+		return "", fmt.Errorf("%s --version: %w", path, err)
 	}
+	if v := VersionLine(out); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("%s --version printed nothing", path)
 }
 
 func reachable(network, addr string) bool {
@@ -115,4 +117,46 @@ func reachable(network, addr string) bool {
 	}
 	c.Close()
 	return true
+}
+
+// DialogsInGroup returns the PIDs of the dialog programs (qarma, zenity,
+// matedialog) whose process group is pgid, read from /proc. Checking the
+// program name keeps a reused PID from ever costing an unrelated process.
+func DialogsInGroup(pgid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if name, group, ok := ParseStat(string(stat)); ok && group == pgid && slices.Contains(DialogPrograms, name) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// ParseStat returns the command name and process group from the contents
+// of /proc/PID/stat. The name is in parentheses and may itself hold spaces
+// and parentheses, so the fields are counted from the last ')'.
+func ParseStat(stat string) (name string, pgid int, ok bool) {
+	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return "", 0, false
+	}
+	fields := strings.Fields(stat[end+1:])
+	// After the name: state, ppid, pgrp.
+	if len(fields) < 3 {
+		return "", 0, false
+	}
+	pgid, err := strconv.Atoi(fields[2])
+	return stat[open+1 : end], pgid, err == nil
 }

@@ -3,54 +3,16 @@
 package linux
 
 import (
+	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
-
-func TestXAddress(t *testing.T) {
-	cases := []struct {
-		display       string
-		network, addr string // empty network: an error
-	}{
-		{":0", "unix", "/tmp/.X11-unix/X0"},
-		{":1.0", "unix", "/tmp/.X11-unix/X1"},
-		{"unix:2", "unix", "/tmp/.X11-unix/X2"},
-		{"localhost:10.0", "tcp", "localhost:6010"},
-		{"host:0", "tcp", "host:6000"},
-		{"::1:0", "tcp", "[::1]:6000"},
-		{"/tmp/launch-abc/org.x:0", "unix", "/tmp/launch-abc/org.x:0"},
-		{"nocolon", "", ""},
-		{":x", "", ""},
-		{":-1", "", ""},
-		{":", "", ""},
-		{":59536", "", ""}, // port 65536
-	}
-	for _, c := range cases {
-		t.Run(c.display, func(t *testing.T) {
-			network, addr, err := XAddress(c.display)
-			if c.network == "" {
-				if err == nil {
-					t.Fatalf("XAddress(%q) = %s %s, want an error", c.display, network, addr)
-				}
-				if !strings.Contains(err.Error(), "DISPLAY") || !strings.Contains(err.Error(), c.display) {
-					t.Errorf("error %q does not name DISPLAY and its value", err)
-				}
-				return
-			}
-			if err != nil || network != c.network || addr != c.addr {
-				t.Errorf("XAddress(%q) = %q %q %v, want %q %q", c.display, network, addr, err, c.network, c.addr)
-			}
-		})
-	}
-}
-
-// env is a fake environment for Display.
-type env map[string]string
-
-func (e env) get(k string) string { return e[k] }
 
 // listen serves a unix socket at path until the test ends.
 func listen(t *testing.T, path string) {
@@ -62,6 +24,8 @@ func listen(t *testing.T, path string) {
 	t.Cleanup(func() { ln.Close() })
 }
 
+// TestDisplay runs Judge against real sockets: one that answers, and paths
+// where nobody listens.
 func TestDisplay(t *testing.T) {
 	dir := t.TempDir()
 	xSock := filepath.Join(dir, "x:0")
@@ -89,7 +53,8 @@ func TestDisplay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ok, reason := Display(c.env.get)
+			v := Judge(c.env.get, false, "zenity", reachable)
+			ok, reason := v.OK, v.Reason
 			if ok != c.ok {
 				t.Fatalf("Display = %v (%q), want %v", ok, reason, c.ok)
 			}
@@ -157,5 +122,103 @@ func TestDialogProgramSkipsNonExecutable(t *testing.T) {
 	}
 	if name, _ := DialogProgram(); name != "matedialog" {
 		t.Errorf("DialogProgram() = %q, want matedialog", name)
+	}
+}
+
+func TestProgramVersion(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, body string
+		want       string // empty: an error
+		errHas     string
+	}{
+		{"zenity", `echo 3.44.0`, "3.44.0", ""},
+		{"qarma", `printf '\nqarma 1.0.0\nQt 5\n'`, "qarma 1.0.0", ""},
+		{"nodisplay", `echo "(zenity:1): Gtk-WARNING **: cannot open display: " >&2; exit 1`, "", "cannot open display"},
+		{"silent", `exit 0`, "", "printed nothing"},
+		// A program that hangs, with a child holding its stdout: the
+		// timeout still ends the wait.
+		{"hangs", `sleep 30 & wait`, "", "did not finish"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			v, err := ProgramVersion(context.Background(), script(c.name, c.body))
+			if took := time.Since(start); took > versionTimeout+time.Second {
+				t.Errorf("ProgramVersion took %s, longer than its %s limit", took, versionTimeout)
+			}
+			if c.want != "" {
+				if err != nil || v != c.want {
+					t.Fatalf("ProgramVersion = %q, %v; want %q", v, err, c.want)
+				}
+				return
+			}
+			if err == nil || v != "" || !strings.Contains(err.Error(), c.errHas) {
+				t.Fatalf("ProgramVersion = %q, %v; want an error mentioning %q", v, err, c.errHas)
+			}
+		})
+	}
+}
+
+func TestOSVersionNamesTheKernel(t *testing.T) {
+	if v := OSVersion(); !strings.Contains(v, "kernel ") {
+		t.Errorf("OSVersion() = %q, want it to name the kernel release", v)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	cases := []struct {
+		stat     string
+		name     string
+		pgid     int
+		parsable bool
+	}{
+		{"1234 (zenity) S 1 1200 1200 0 -1", "zenity", 1200, true},
+		{"1234 (odd) name)) S 1 77 77 0", "odd) name)", 77, true},
+		{"1234 (a b) R 9 8 8", "a b", 8, true},
+		{"1234 (short) S 1", "", 0, false},
+		{"garbage", "", 0, false},
+	}
+	for _, c := range cases {
+		name, pgid, ok := ParseStat(c.stat)
+		if ok != c.parsable || (ok && (name != c.name || pgid != c.pgid)) {
+			t.Errorf("ParseStat(%q) = %q, %d, %v; want %q, %d, %v", c.stat, name, pgid, ok, c.name, c.pgid, c.parsable)
+		}
+	}
+}
+
+// DialogsInGroup finds only dialog programs, and only in the group asked
+// for: a process named zenity in our own group is found, and a group with
+// no dialog program gives nothing.
+func TestDialogsInGroup(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "zenity")
+	if err := os.Symlink("/bin/sleep", fake); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(fake, "30")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	pid := c.Process.Pid
+	var got []int
+	for i := 0; i < 100 && len(got) == 0; i++ {
+		got = DialogsInGroup(pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(got) != 1 || got[0] != pid {
+		t.Fatalf("DialogsInGroup(%d) = %v, want [%d]", pid, got, pid)
+	}
+	if other := DialogsInGroup(syscall.Getpgrp()); len(other) != 0 {
+		t.Fatalf("the test's own group holds no dialog program, got %v", other)
 	}
 }

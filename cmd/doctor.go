@@ -1,0 +1,249 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/platform"
+)
+
+// doctorReport is what ask-confirm doctor prints, and with --json its one
+// JSON object.
+type doctorReport struct {
+	OS             string      `json:"os"`
+	Arch           string      `json:"arch"`
+	OSVersion      string      `json:"os_version,omitempty"`
+	Session        string      `json:"session"`
+	Display        string      `json:"display"`
+	CanAsk         bool        `json:"can_ask"`
+	Reason         string      `json:"reason,omitempty"`
+	Backend        string      `json:"backend"`
+	BackendPath    string      `json:"backend_path,omitempty"`
+	BackendVersion string      `json:"backend_version,omitempty"`
+	Holder         holderCheck `json:"holder"`
+	Paths          []pathCheck `json:"paths"`
+	Notes          []string    `json:"notes"`
+	ExitCode       ExitCode    `json:"exit_code"`
+	Message        string      `json:"message"`
+
+	hint string
+}
+
+// holderCheck says whether and how a holder started here is detached.
+type holderCheck struct {
+	CanDetach bool   `json:"can_detach"`
+	How       string `json:"how"`
+}
+
+// pathCheck is one of ask-confirm's files or directories, as the store's
+// rules judge it: a directory must be a real directory of the current user,
+// not a symbolic link. A missing one is fine: it is created on first use.
+type pathCheck struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	IsDir  bool   `json:"dir"`
+	Exists bool   `json:"exists"`
+	Mode   string `json:"mode,omitempty"`
+	Safe   bool   `json:"safe"`
+	// Problem says why Safe is false; Note says what else is worth
+	// knowing.
+	Problem string `json:"problem,omitempty"`
+	Note    string `json:"note,omitempty"`
+}
+
+// newDoctorCommand returns ask-confirm doctor. It reads and reports only: it
+// creates no file or directory and never shows a dialog.
+func newDoctorCommand(a *app) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Show what this machine offers for asking a person; exits 4 if nobody can be asked",
+		Long: `Show what this machine offers: the OS, the session and display a dialog
+would appear on, the dialog backend and its version, how a holder is
+detached from its caller, and ask-confirm's files with their permissions.
+It creates nothing and shows no dialog.
+
+Exit codes: 0 when a person can be asked here, 4 when nobody can (with a
+hint), 8 when a directory ask-confirm would use is unsafe.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			r := a.doctor(platform.Inspect(c.Context()))
+			if err := r.print(a.stdout, a.stderr, asJSON); err != nil {
+				return err
+			}
+			return &exitError{r.ExitCode}
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	return c
+}
+
+// doctor turns what the platform found into the report, checking
+// ask-confirm's paths without creating any of them.
+func (a *app) doctor(p platform.Report) doctorReport {
+	r := doctorReport{
+		OS:             p.OS,
+		Arch:           p.Arch,
+		OSVersion:      p.OSVersion,
+		Session:        string(p.Kind),
+		Display:        p.Display,
+		CanAsk:         p.CanAsk,
+		Reason:         p.Reason,
+		Backend:        p.Backend,
+		BackendPath:    p.BackendPath,
+		BackendVersion: p.BackendVersion,
+		Holder:         holderCheck{CanDetach: p.CanDetach, How: p.Detach},
+		Notes:          append([]string{}, p.Notes...),
+	}
+	stateDir := filepath.Dir(a.paths.History)
+	r.Paths = []pathCheck{
+		checkPath("answers", a.paths.DB, false),
+		checkPath("answers directory", filepath.Dir(a.paths.DB), true),
+		checkPath("state directory", stateDir, true),
+		checkPath("locks directory", a.paths.Locks, true),
+		checkPath("history", a.paths.History, false),
+	}
+
+	var unsafe []string
+	for _, pc := range r.Paths {
+		if !pc.Safe {
+			unsafe = append(unsafe, pc.Path+" "+pc.Problem)
+		}
+	}
+	switch {
+	case !p.CanAsk:
+		r.ExitCode, r.Message = ExitHeadless, fmt.Sprintf(msgHeadless, p.Reason)
+		r.hint = p.Hint
+		if r.hint == "" {
+			r.hint = hintHeadless
+		}
+	case len(unsafe) > 0:
+		r.ExitCode, r.Message = ExitInternal, fmt.Sprintf(msgStoreUnusable, strings.Join(unsafe, "; "))
+		r.hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(a.paths.DB))
+	default:
+		r.ExitCode, r.Message = ExitApproved, msgDoctorCanAsk
+	}
+	return r
+}
+
+// checkPath judges path without following a final symbolic link, and
+// without creating anything.
+func checkPath(name, path string, isDir bool) pathCheck {
+	pc := pathCheck{Name: name, Path: path, IsDir: isDir, Safe: true}
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		pc.Note = msgDoctorMissingFile
+		if isDir {
+			pc.Note = msgDoctorMissingDir
+		}
+		return pc
+	case err != nil:
+		pc.Safe, pc.Problem = false, err.Error()
+		return pc
+	}
+	pc.Exists = true
+	pc.Mode = fmt.Sprintf("%04o", fi.Mode().Perm())
+	mine, open := platform.Access(fi)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		pc.Safe, pc.Problem = false, msgDoctorSymlink
+	case isDir && !fi.IsDir():
+		pc.Safe, pc.Problem = false, msgDoctorNotDir
+	case !isDir && !fi.Mode().IsRegular():
+		pc.Safe, pc.Problem = false, msgDoctorNotFile
+	case !mine:
+		pc.Safe, pc.Problem = false, msgDoctorNotMine
+	case open && isDir:
+		pc.Note = fmt.Sprintf(msgDoctorOpenDir, path)
+	case open:
+		pc.Note = fmt.Sprintf(msgDoctorOpenFile, path)
+	}
+	return pc
+}
+
+// print writes the report: with asJSON one JSON object on stdout, otherwise
+// a table on stdout. When nobody can be asked, or a path is unsafe, the
+// outcome and a hint follow on stderr, as for every other command.
+func (r doctorReport) print(stdout, stderr io.Writer, asJSON bool) error {
+	var err error
+	if asJSON {
+		err = writeJSON(stdout, r)
+	} else {
+		err = r.printTable(stdout)
+		if err == nil && r.ExitCode != ExitApproved {
+			_, err = fmt.Fprintln(stderr, "ask-confirm: error: "+r.Message)
+		}
+	}
+	if err == nil && r.hint != "" {
+		_, err = fmt.Fprintln(stderr, "ask-confirm: hint: "+r.hint)
+	}
+	return err
+}
+
+func (r doctorReport) printTable(out io.Writer) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	line := func(k, v string) { fmt.Fprintf(w, "%s\t%s\n", k, v) }
+
+	osLine := r.OS + "/" + r.Arch
+	if r.OSVersion != "" {
+		osLine += " (" + r.OSVersion + ")"
+	}
+	line("os", osLine)
+	line("session", r.Session)
+	line("display", orNone(r.Display))
+	backend := orNone(r.Backend)
+	if r.BackendVersion != "" {
+		backend += " " + r.BackendVersion
+	}
+	if r.BackendPath != "" {
+		backend += " (" + r.BackendPath + ")"
+	}
+	line("backend", backend)
+	holder := "can be detached: "
+	if !r.Holder.CanDetach {
+		holder = "cannot be detached: "
+	}
+	line("holder", holder+r.Holder.How)
+	for _, pc := range r.Paths {
+		v := pc.Path + ": "
+		switch {
+		case !pc.Exists && pc.Safe:
+			v += pc.Note
+		case !pc.Exists:
+			v += "unsafe: " + pc.Problem
+		case !pc.Safe:
+			v += pc.Mode + ", unsafe: " + pc.Problem
+		default:
+			v += pc.Mode
+			if pc.Note != "" {
+				v += ", " + pc.Note
+			}
+		}
+		line(pc.Name, v)
+	}
+	for _, n := range r.Notes {
+		line("note", n)
+	}
+	if r.CanAsk {
+		line("can ask", "yes")
+	} else {
+		line("can ask", "no: "+r.Reason)
+	}
+	return w.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,245 @@
+//go:build unix
+
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withDialogProgram puts a scripted dialog program called name, which
+// prints version for --version, alone on h's PATH, and returns its path.
+// Alone, so that a qarma elsewhere on PATH cannot win over it.
+func withDialogProgram(h *harness, name, version string) string {
+	h.t.Helper()
+	dir := filepath.Join(h.dir, "dialog-bin")
+	must(h.t, os.MkdirAll(dir, 0o700))
+	prog := filepath.Join(dir, name)
+	must(h.t, os.WriteFile(prog, []byte("#!/bin/sh\necho '"+version+"'\n"), 0o700))
+	h.env = append(h.env, "PATH="+dir) // the last PATH wins
+	return prog
+}
+
+// doctorJSON runs ask-confirm doctor --json and decodes its report.
+func doctorJSON(h *harness) (outcome, map[string]any) {
+	h.t.Helper()
+	o := h.run("doctor", "--json")
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(o.stdout), &rep); err != nil {
+		h.t.Fatalf("stdout is not one JSON object: %v\n%s\nstderr: %s", err, o.stdout, o.stderr)
+	}
+	if code, _ := rep["exit_code"].(float64); int(code) != o.code {
+		h.t.Errorf("exit_code %v in the report, but the process exited %d", rep["exit_code"], o.code)
+	}
+	return o, rep
+}
+
+// pathEntry returns the report's check of the path called name.
+func pathEntry(t *testing.T, rep map[string]any, name string) map[string]any {
+	t.Helper()
+	paths, _ := rep["paths"].([]any)
+	for _, p := range paths {
+		if e, _ := p.(map[string]any); e["name"] == name {
+			return e
+		}
+	}
+	t.Fatalf("no %q in the report's paths: %v", name, rep["paths"])
+	return nil
+}
+
+func TestDoctorWithDisplay(t *testing.T) {
+	h := newFakeHarness(t)
+	prog := withDialogProgram(h, "zenity", "3.44.0")
+
+	o, rep := doctorJSON(h)
+	if o.code != int(ExitApproved) {
+		t.Fatalf("doctor exited %d, want 0\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
+	}
+	if o.stderr != "" {
+		t.Errorf("stderr %q, want nothing when a person can be asked", o.stderr)
+	}
+	want := map[string]any{
+		"can_ask":         true,
+		"session":         "x11",
+		"display":         "DISPLAY=" + filepath.Join(h.dir, "x:0"),
+		"backend":         "zenity",
+		"backend_path":    prog,
+		"backend_version": "3.44.0",
+	}
+	for k, v := range want {
+		if rep[k] != v {
+			t.Errorf("%s = %v, want %v", k, rep[k], v)
+		}
+	}
+	if holder, _ := rep["holder"].(map[string]any); holder["can_detach"] != true || !strings.Contains(holder["how"].(string), "setsid") {
+		t.Errorf("holder = %v, want it detachable with setsid", rep["holder"])
+	}
+	answers := pathEntry(t, rep, "answers")
+	if answers["path"] != filepath.Join(h.dir, "cache", "ask-confirm", "answers.db") || answers["exists"] != false || answers["safe"] != true {
+		t.Errorf("answers = %v, want the harness's store, not there yet, safe", answers)
+	}
+
+	// The same, for a person.
+	o = h.run("doctor")
+	if o.code != int(ExitApproved) {
+		t.Fatalf("doctor exited %d, want 0\nstderr: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{"session", "x11", "zenity 3.44.0 (" + prog + ")", "can ask", "yes"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout does not mention %q:\n%s", want, o.stdout)
+		}
+	}
+
+	// doctor only looks: it created none of ask-confirm's directories.
+	for _, dir := range []string{"cache", "state"} {
+		if _, err := os.Stat(filepath.Join(h.dir, dir)); !os.IsNotExist(err) {
+			t.Errorf("doctor created %s: %v", dir, err)
+		}
+	}
+}
+
+func TestDoctorWithoutDisplay(t *testing.T) {
+	h := newHarness(t) // no DISPLAY, no WAYLAND_DISPLAY
+	h.exe = lookPathOrFail(t, "ask-confirm")
+	withDialogProgram(h, "zenity", "3.44.0")
+
+	o, rep := doctorJSON(h)
+	if o.code != int(ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d\nstdout: %s\nstderr: %s", o.code, ExitHeadless, o.stdout, o.stderr)
+	}
+	if rep["can_ask"] != false || rep["session"] != "headless" || !strings.Contains(rep["reason"].(string), "DISPLAY") {
+		t.Errorf("report %v, want can_ask false, session headless, and a reason naming DISPLAY", rep)
+	}
+	if !strings.HasPrefix(o.stderr, "ask-confirm: hint: ") {
+		t.Errorf("stderr %q, want a hint", o.stderr)
+	}
+
+	o = h.run("doctor")
+	if o.code != int(ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d", o.code, ExitHeadless)
+	}
+	if !strings.Contains(o.stdout, "can ask") || !strings.Contains(o.stdout, "no: no display") {
+		t.Errorf("stdout does not say nobody can be asked:\n%s", o.stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ask-confirm: error: nobody can be asked: ") || !strings.HasPrefix(lines[1], "ask-confirm: hint: ") {
+		t.Errorf("stderr %q, want the outcome and a hint", o.stderr)
+	}
+}
+
+func TestDoctorWithoutDialogProgram(t *testing.T) {
+	h := newFakeHarness(t)
+	h.env = append(h.env, "PATH="+t.TempDir())
+
+	o, rep := doctorJSON(h)
+	if o.code != int(ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d\nstderr: %s", o.code, ExitHeadless, o.stderr)
+	}
+	// The display answers; the missing program is what stops it.
+	if rep["session"] != "x11" || rep["backend"] != "" || !strings.Contains(rep["reason"].(string), "no dialog program") {
+		t.Errorf("report %v, want an x11 session with no backend, refused for the missing program", rep)
+	}
+	if !strings.Contains(o.stderr, "hint: install zenity") {
+		t.Errorf("stderr %q, want a hint to install zenity", o.stderr)
+	}
+}
+
+// A directory the store would refuse makes doctor fail as the store would,
+// with exit 8, and say which one and why.
+func TestDoctorReportsUnsafeDirectory(t *testing.T) {
+	h := newFakeHarness(t)
+	withDialogProgram(h, "zenity", "3.44.0")
+	elsewhere := filepath.Join(h.dir, "elsewhere")
+	must(t, os.Mkdir(elsewhere, 0o700))
+	must(t, os.Mkdir(filepath.Join(h.dir, "cache"), 0o700))
+	must(t, os.Symlink(elsewhere, filepath.Join(h.dir, "cache", "ask-confirm")))
+	must(t, os.MkdirAll(filepath.Join(h.dir, "state", "ask-confirm"), 0o755))
+
+	o, rep := doctorJSON(h)
+	if o.code != int(ExitInternal) {
+		t.Fatalf("doctor exited %d, want %d\nstdout: %s\nstderr: %s", o.code, ExitInternal, o.stdout, o.stderr)
+	}
+	if d := pathEntry(t, rep, "answers directory"); d["safe"] != false || d["problem"] != msgDoctorSymlink {
+		t.Errorf("answers directory = %v, want unsafe as a symbolic link", d)
+	}
+	// Too open is worth a note, but the store accepts it.
+	if d := pathEntry(t, rep, "state directory"); d["safe"] != true || d["mode"] != "0755" || !strings.Contains(d["note"].(string), "chmod 700") {
+		t.Errorf("state directory = %v, want safe, mode 0755, with a note to chmod it", d)
+	}
+	if !strings.Contains(rep["message"].(string), filepath.Join(h.dir, "cache", "ask-confirm")+" is a symbolic link") {
+		t.Errorf("message %q does not name the unsafe directory", rep["message"])
+	}
+}
+
+// Under a real X server with GNOME zenity (scripts/test provides both), a
+// person can be asked and zenity tells its version.
+func TestDoctorRealDisplay(t *testing.T) {
+	h := newRealHarness(t)
+	o, rep := doctorJSON(h)
+	if o.code != int(ExitApproved) {
+		t.Fatalf("doctor exited %d, want 0\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
+	}
+	if rep["session"] != "x11" || rep["backend"] != "zenity" || rep["backend_version"] == nil || rep["backend_version"] == "" {
+		t.Errorf("report %v, want an x11 session with zenity and its version", rep)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "answers.db")
+	must(t, os.WriteFile(file, nil, 0o600))
+	open := filepath.Join(dir, "open.db")
+	must(t, os.WriteFile(open, nil, 0o644))
+	link := filepath.Join(dir, "link")
+	must(t, os.Symlink(dir, link))
+
+	cases := []struct {
+		name    string
+		path    string
+		isDir   bool
+		exists  bool
+		safe    bool
+		mode    string
+		problem string
+		note    string
+	}{
+		{"missing directory", filepath.Join(dir, "nope"), true, false, true, "", "", msgDoctorMissingDir},
+		{"missing file", filepath.Join(dir, "nope.db"), false, false, true, "", "", msgDoctorMissingFile},
+		{"private directory", dir, true, true, true, "0700", "", ""},
+		{"private file", file, false, true, true, "0600", "", ""},
+		{"file open to others", open, false, true, true, "0644", "", "chmod 600"},
+		{"directory that is a symbolic link", link, true, true, false, "-", msgDoctorSymlink, ""},
+		{"file where a directory belongs", file, true, true, false, "0600", msgDoctorNotDir, ""},
+		{"directory where a file belongs", dir, false, true, false, "0700", msgDoctorNotFile, ""},
+	}
+	if os.Geteuid() == 0 {
+		theirs := filepath.Join(dir, "theirs")
+		must(t, os.Mkdir(theirs, 0o700))
+		must(t, os.Chown(theirs, 65534, 65534))
+		cases = append(cases, struct {
+			name    string
+			path    string
+			isDir   bool
+			exists  bool
+			safe    bool
+			mode    string
+			problem string
+			note    string
+		}{"another user's directory", theirs, true, true, false, "0700", msgDoctorNotMine, ""})
+	}
+	must(t, os.Chmod(dir, 0o700))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pc := checkPath(c.name, c.path, c.isDir)
+			if c.mode == "-" { // symbolic links' modes differ between systems
+				pc.Mode = "-"
+			}
+			if pc.Exists != c.exists || pc.Safe != c.safe || pc.Mode != c.mode || pc.Problem != c.problem || !strings.Contains(pc.Note, c.note) {
+				t.Errorf("checkPath = %+v, want exists %v, safe %v, mode %q, problem %q, a note with %q", pc, c.exists, c.safe, c.mode, c.problem, c.note)
+			}
+		})
+	}
+}

@@ -1,0 +1,219 @@
+// This file has no build constraint: the decisions in it are pure, so their
+// table tests run on every OS, while the rest of the package is Linux only.
+
+package linux
+
+import (
+	"fmt"
+	"net"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// The session kinds Judge reports, as package platform names them.
+const (
+	KindX11      = "x11"
+	KindWayland  = "wayland"
+	KindWSL      = "wsl"
+	KindHeadless = "headless"
+)
+
+// DialogPrograms is the order in which github.com/ncruces/zenity looks for a
+// dialog program on PATH: the first one found is the one it runs.
+var DialogPrograms = []string{"qarma", "zenity", "matedialog"}
+
+// Verdict is what a Linux session offers a dialog.
+type Verdict struct {
+	// OK is true when a person can be asked: a dialog program and a display
+	// that answers.
+	OK bool
+	// Kind is KindX11, KindWayland or KindWSL when a display answers, and
+	// KindHeadless otherwise.
+	Kind string
+	// Display names the display the dialog would appear on, as the
+	// environment gives it: "DISPLAY=:0", "WAYLAND_DISPLAY=wayland-0".
+	Display string
+	// Reason explains OK == false; Hint says what to do about it.
+	Reason, Hint string
+	// Notes are facts worth knowing that do not stop a person being asked.
+	Notes []string
+}
+
+// Dialer reports whether something accepts a connection at addr.
+type Dialer func(network, addr string) bool
+
+// IsWSL reports whether this is Windows Subsystem for Linux, from the
+// variables WSL sets in every process it starts, or failing those from the
+// kernel's version string (the contents of /proc/version), which names
+// Microsoft on WSL 1 and WSL 2 alike.
+func IsWSL(getenv func(string) string, procVersion string) bool {
+	if getenv("WSL_DISTRO_NAME") != "" || getenv("WSL_INTEROP") != "" {
+		return true
+	}
+	return strings.Contains(strings.ToLower(procVersion), "microsoft")
+}
+
+// Judge decides whether a person can be asked, and where, in the
+// environment getenv describes. wsl says whether this is WSL, program names
+// the dialog program found on PATH ("" for none), and dial tells which
+// display sockets answer. It trusts no variable without a connection: GNOME
+// zenity exits 1 when it cannot open the display, which would look like a
+// person pressing Cancel.
+func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Verdict {
+	var v Verdict
+	var dead []string
+	wayland, x11 := getenv("WAYLAND_DISPLAY"), getenv("DISPLAY")
+
+	waylandOK := false
+	if wayland != "" {
+		switch sock, err := waylandSocket(wayland, getenv("XDG_RUNTIME_DIR")); {
+		case err != nil:
+			dead = append(dead, err.Error())
+		case dial("unix", sock):
+			waylandOK = true
+		default:
+			dead = append(dead, fmt.Sprintf("WAYLAND_DISPLAY=%s does not answer at %s", wayland, sock))
+		}
+	}
+	x11OK := false
+	if x11 != "" {
+		network, addr, err := XAddress(x11)
+		switch {
+		case err != nil:
+			dead = append(dead, err.Error())
+		case dial(network, addr) || (network == "unix" && dial("unix", "@"+addr)):
+			x11OK = true
+		default:
+			dead = append(dead, fmt.Sprintf("DISPLAY=%s does not answer at %s", x11, addr))
+		}
+	}
+
+	var shown []string
+	if waylandOK {
+		shown = append(shown, "WAYLAND_DISPLAY="+wayland)
+	}
+	if x11OK {
+		shown = append(shown, "DISPLAY="+x11)
+	}
+	v.Display = strings.Join(shown, ", ")
+	switch {
+	case wsl && (waylandOK || x11OK):
+		v.Kind = KindWSL
+	case waylandOK:
+		v.Kind = KindWayland
+	case x11OK:
+		v.Kind = KindX11
+	default:
+		v.Kind = KindHeadless
+	}
+
+	if v.Kind != KindHeadless {
+		// A display answers; anything else set but dead is worth a note,
+		// since GTK and Qt fall back from Wayland to X11 but not the other
+		// way round.
+		v.Notes = append(v.Notes, dead...)
+		if waylandOK && !x11OK {
+			v.Notes = append(v.Notes, "Wayland only, no X display: the dialog program must speak Wayland (GNOME zenity does; qarma needs Qt's Wayland platform plugin)")
+		}
+	}
+	if wsl {
+		if v.Kind == KindWSL {
+			v.Notes = append(v.Notes, "WSL: the dialog appears on the Windows desktop through WSLg")
+		} else {
+			v.Notes = append(v.Notes, "WSL without a display: WSLg is missing or not running")
+		}
+	}
+
+	switch {
+	case program == "":
+		v.Reason = "no dialog program found on PATH (install zenity, qarma or matedialog)"
+		v.Hint = "install zenity (Debian and Ubuntu: sudo apt-get install zenity) and run again"
+	case v.Kind == KindHeadless && len(dead) == 0:
+		v.Reason = "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
+		v.Hint = headlessHint(wsl)
+	case v.Kind == KindHeadless:
+		v.Reason = strings.Join(dead, "; ")
+		v.Hint = headlessHint(wsl)
+	default:
+		v.OK = true
+	}
+	return v
+}
+
+func headlessHint(wsl bool) string {
+	if wsl {
+		return "update WSL for WSLg (run 'wsl --update' in Windows, then 'wsl --shutdown'), or set DISPLAY to an X server running on Windows"
+	}
+	return "run ask-confirm from a terminal inside the desktop session, or set DISPLAY or WAYLAND_DISPLAY to that session's display"
+}
+
+// waylandSocket returns the socket a Wayland client connects to for
+// WAYLAND_DISPLAY name: the name itself if it is a path, otherwise the name
+// under XDG_RUNTIME_DIR.
+func waylandSocket(name, runtimeDir string) (string, error) {
+	// These are Linux paths even where the tests run on Windows: path,
+	// not path/filepath.
+	if path.IsAbs(name) {
+		return name, nil
+	}
+	if runtimeDir == "" {
+		return "", fmt.Errorf("WAYLAND_DISPLAY=%s names no path and XDG_RUNTIME_DIR is not set", name)
+	}
+	return path.Join(runtimeDir, name), nil
+}
+
+// XAddress turns an X11 display name ([host]:display[.screen], or a socket
+// path followed by :display) into the network and address to dial.
+func XAddress(display string) (network, addr string, err error) {
+	colon := strings.LastIndexByte(display, ':')
+	if colon < 0 {
+		return "", "", fmt.Errorf("DISPLAY=%q is not of the form [host]:number", display)
+	}
+	host, num := display[:colon], display[colon+1:]
+	if dot := strings.IndexByte(num, '.'); dot >= 0 {
+		num = num[:dot]
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > 65535-6000 {
+		return "", "", fmt.Errorf("DISPLAY=%q has no valid display number", display)
+	}
+	switch {
+	case strings.HasPrefix(host, "/"):
+		return "unix", host + ":" + num, nil
+	case host == "" || host == "unix":
+		return "unix", "/tmp/.X11-unix/X" + num, nil
+	default:
+		return "tcp", net.JoinHostPort(host, strconv.Itoa(6000+n)), nil
+	}
+}
+
+// VersionLine returns the version a dialog program printed for --version:
+// its first non-blank line, trimmed and cut to 100 bytes.
+func VersionLine(out []byte) string {
+	for _, line := range strings.Split(string(out), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 100 {
+				line = strings.ToValidUTF8(line[:100], "")
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// PrettyName returns PRETTY_NAME from the contents of /etc/os-release, or
+// "" when it has none.
+func PrettyName(osRelease string) string {
+	for _, line := range strings.Split(osRelease, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "PRETTY_NAME=")
+		if !ok {
+			continue
+		}
+		if u, err := strconv.Unquote(v); err == nil {
+			return u
+		}
+		return strings.Trim(v, `"'`)
+	}
+	return ""
+}
