@@ -99,7 +99,13 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
 	lockPath := a.paths.LockFile(id)
 	deadline := a.now().Add(o.wait)
 	maxAttempts := o.retries + 1
+	if o.watch != nil {
+		defer o.watch.Done()
+	}
 	first, lastLook := true, false
+	// released is the pending wait for the holder's lock; it is kept across
+	// looks until it fires, so no more than one goroutine waits on the lock.
+	var released <-chan struct{}
 	for {
 		var s sighting
 		s.first = first
@@ -155,9 +161,17 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
 		case left <= 0:
 			lastLook = true
 		case platform.LockHandedOff:
-			a.await(ctx, lockReleased(lockPath), left, dialogUntil(s, content, a.now().Add(o.timeout)), o.watch)
+			if released == nil {
+				released = lockReleased(lockPath)
+			}
+			// Look again at least every relook: a queued shared lock can be
+			// overtaken by the next holder's exclusive one (after a
+			// supersede, say), and then only the record tells.
+			if a.await(ctx, released, min(left, relook), deadline, dialogUntil(s, content, a.now().Add(o.timeout)), o.watch) {
+				released = nil
+			}
 		default:
-			a.await(ctx, nil, min(left, 50*time.Millisecond), dialogUntil(s, content, a.now().Add(o.timeout)), nil)
+			a.await(ctx, nil, min(left, 50*time.Millisecond), deadline, dialogUntil(s, content, a.now().Add(o.timeout)), nil)
 		}
 		if ctx.Err() != nil {
 			// The caller went away; the dialog stays up for the next one.
@@ -168,37 +182,39 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
 
 // waitWatcher is told, about once a second while a caller waits for the
 // person, how long it will still wait and when the dialog closes
-// unanswered; Done follows each wait. The terminal countdown and the MCP
-// server's progress notifications are waitWatchers.
+// unanswered; Done follows once the waiting is over. The terminal
+// countdown and the MCP server's progress notifications are waitWatchers.
 type waitWatcher interface {
 	Waiting(left time.Duration, dialogUntil time.Time)
 	Done()
 }
 
-// await blocks until released is closed, d has passed or ctx ends, telling
-// watch (if any) how the wait goes.
-func (a *app) await(ctx context.Context, released <-chan struct{}, d time.Duration, until time.Time, watch waitWatcher) {
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
+// relook bounds how long a waiter trusts the lock alone.
+const relook = time.Second
+
+// await blocks until released is closed, d has passed or ctx ends, and
+// reports whether released fired. Meanwhile it tells watch (if any), about
+// once a second, how long until waitEnd, when the caller stops waiting.
+func (a *app) await(ctx context.Context, released <-chan struct{}, d time.Duration, waitEnd, until time.Time, watch waitWatcher) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	var tick <-chan time.Time
-	end := a.now().Add(d)
 	if watch != nil {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		tick = t.C
-		watch.Waiting(end.Sub(a.now()), until)
-		defer watch.Done()
+		watch.Waiting(waitEnd.Sub(a.now()), until)
 	}
 	for {
 		select {
 		case <-released:
-			return
-		case <-deadline.C:
-			return
+			return true
+		case <-timer.C:
+			return false
 		case <-ctx.Done():
-			return
+			return false
 		case <-tick:
-			watch.Waiting(end.Sub(a.now()), until)
+			watch.Waiting(waitEnd.Sub(a.now()), until)
 		}
 	}
 }

@@ -26,9 +26,9 @@ func holderAlive(lockPath string) (bool, error) {
 
 // lockReleased returns a channel that is closed once nobody holds the lock
 // exclusively. A blocking shared lock wakes the moment the holder exits,
-// with no polling of the store. If nobody ever reads the channel the
-// goroutine stays blocked until the holder exits; a waiter process exits
-// soon after giving up, so at most one such goroutine lingers.
+// with no polling of the store. The goroutine lives until then, whether or
+// not anybody still reads the channel: one per open dialog a process waits
+// on (a CLI caller waits on one; the MCP server on each open call's).
 func lockReleased(lockPath string) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {

@@ -136,7 +136,7 @@ Exit codes:
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	c.AddCommand(newVersionCommand(), newHoldCommand(a),
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
-		newGCCommand(a), newHistoryCommand(a), newDoctorCommand(a))
+		newGCCommand(a), newHistoryCommand(a), newMCPCommand(a), newDoctorCommand(a))
 	return c
 }
 

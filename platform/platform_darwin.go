@@ -41,6 +41,6 @@ func fromDarwin(v darwin.Verdict) Session {
 	return s
 }
 
-// orphanedDialogs returns the holder's whole process group as one entry:
-// on macOS the dialog is osascript, killed through the group.
-func orphanedDialogs(pgid int) []int { return []int{-pgid} }
+// orphanedDialogs returns the osascript processes (zenity's dialog program
+// on macOS) whose process group is pgid.
+func orphanedDialogs(pgid int) []int { return darwin.DialogsInGroup(pgid) }

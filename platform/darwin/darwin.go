@@ -84,3 +84,20 @@ func firstLine(name string, args ...string) string {
 	line, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(line)
 }
+
+// DialogsInGroup returns the PIDs of the osascript processes in process
+// group pgid. Checking the program name keeps a reused PID from ever costing
+// an unrelated process.
+func DialogsInGroup(pgid int) []int {
+	procs, err := unix.SysctlKinfoProcSlice("kern.proc.pgrp", pgid)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, p := range procs {
+		if unix.ByteSliceToString(p.Proc.P_comm[:]) == "osascript" {
+			pids = append(pids, int(p.Proc.P_pid))
+		}
+	}
+	return pids
+}
