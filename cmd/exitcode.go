@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,7 @@ const (
 // exitError carries an exit code whose explanation has already been printed.
 type exitError struct{ code ExitCode }
 
-func (e *exitError) Error() string { return "exit status " + itoa(int(e.code)) }
+func (e *exitError) Error() string { return "exit status " + strconv.Itoa(int(e.code)) }
 
 // usageError marks an error in the command line itself.
 type usageError struct{ err error }
@@ -66,11 +67,4 @@ func exitCodeFor(err error) ExitCode {
 	default:
 		return ExitInternal
 	}
-}
-
-func itoa(n int) string {
-	if n >= 0 && n < 10 {
-		return string(rune('0' + n))
-	}
-	return "?"
 }
