@@ -27,8 +27,9 @@ type Paths struct {
 // DefaultPaths returns the locations under the XDG cache and state homes.
 // Lock files live under the state home rather than XDG_RUNTIME_DIR, which a
 // logout wipes while a holder may still be running.
+//
+// The XDG variables are read once, when the process starts.
 func DefaultPaths() Paths {
-	xdg.Reload()
 	state := filepath.Join(xdg.StateHome, appDir)
 	return Paths{
 		DB:      filepath.Join(xdg.CacheHome, appDir, "answers.db"),

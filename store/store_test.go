@@ -17,6 +17,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/adrg/xdg"
 )
 
 // newTestStore returns a store whose file does not exist yet, in a directory
@@ -997,6 +999,7 @@ func TestDefaultPaths(t *testing.T) {
 	cache, state := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	t.Setenv("XDG_STATE_HOME", state)
+	xdg.Reload() // the product reads the variables once, at start
 	p := DefaultPaths()
 	want := Paths{
 		DB:      filepath.Join(cache, "ask-confirm", "answers.db"),
