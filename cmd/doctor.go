@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
 )
 
 // doctorReport is what ask-confirm doctor prints, and with --json its one
@@ -152,15 +153,16 @@ func checkPath(name, path string, isDir bool) pathCheck {
 	}
 	pc.Exists = true
 	pc.Mode = fmt.Sprintf("%04o", fi.Mode().Perm())
-	mine, open := platform.Access(fi)
+	open := platform.OpenToOthers(fi)
 	switch {
+	case isDir && store.DirProblem(fi) != "":
+		// The store's own rule, so doctor never disagrees with it.
+		pc.Safe, pc.Problem = false, store.DirProblem(fi)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		pc.Safe, pc.Problem = false, msgDoctorSymlink
-	case isDir && !fi.IsDir():
-		pc.Safe, pc.Problem = false, msgDoctorNotDir
 	case !isDir && !fi.Mode().IsRegular():
 		pc.Safe, pc.Problem = false, msgDoctorNotFile
-	case !mine:
+	case !store.OwnedByMe(fi):
 		pc.Safe, pc.Problem = false, msgDoctorNotMine
 	case open && isDir:
 		pc.Note = fmt.Sprintf(msgDoctorOpenDir, path)

@@ -1,5 +1,7 @@
 package cmd
 
+import "github.com/ask-confirm/ask-confirm/store"
+
 // Every sentence ask-confirm shows a person lives here, so the wording stays
 // consistent: lowercase, no trailing period, a hint says what to type next.
 
@@ -47,8 +49,8 @@ const (
 	msgDoctorMissingFile = "not created yet"
 	msgDoctorOpenDir     = "group or other users have access; run chmod 700 %s"
 	msgDoctorOpenFile    = "group or other users have access; run chmod 600 %s"
-	msgDoctorSymlink     = "is a symbolic link"
-	msgDoctorNotDir      = "is not a directory"
+	msgDoctorSymlink     = store.ProblemSymlink
+	msgDoctorNotDir      = store.ProblemNotDir
 	msgDoctorNotFile     = "is not a regular file"
-	msgDoctorNotMine     = "belongs to another user"
+	msgDoctorNotMine     = store.ProblemNotMine
 )

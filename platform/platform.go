@@ -94,12 +94,11 @@ func Inspect(ctx context.Context) Report {
 	return r
 }
 
-// Access reports whether fi (from os.Lstat or os.Stat) belongs to the user
-// this process runs as, and whether its permission bits let other users in.
-// On Windows, where permission bits are not the access control and the
-// XDG directories are inside the user's own profile, it reports mine and
-// not open, as the store's own checks assume.
-func Access(fi fs.FileInfo) (mine, openToOthers bool) { return access(fi) }
+// OpenToOthers reports whether group or other users may use the file fi
+// (from os.Lstat or os.Stat). On Windows, where permission bits are not the
+// access control and the XDG directories are inside the user's own profile,
+// it is always false.
+func OpenToOthers(fi fs.FileInfo) bool { return openToOthers(fi) }
 
 // TryLock takes an exclusive lock on path without waiting, creating the file
 // with mode 0600. It returns ok == false, with no error, if another process

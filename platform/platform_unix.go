@@ -116,7 +116,4 @@ func unixDetach() (bool, string) {
 	return true, "new session (setsid), working directory /, standard streams on /dev/null, descriptors from 3 up close-on-exec (" + closeOnExecHow + "), identity lock handed over as descriptor 3"
 }
 
-func access(fi fs.FileInfo) (mine, openToOthers bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid(), fi.Mode().Perm()&0o077 != 0
-}
+func openToOthers(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }

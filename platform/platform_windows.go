@@ -106,6 +106,6 @@ func fromWindows(v windows.Verdict) Session {
 	return s
 }
 
-// access trusts every file on Windows, as the store does: permission bits
+// openToOthers is false on Windows, as the store assumes: permission bits
 // are not the access control there.
-func access(fs.FileInfo) (mine, openToOthers bool) { return true, false }
+func openToOthers(fs.FileInfo) bool { return false }

@@ -8,7 +8,8 @@ import (
 	"syscall"
 )
 
-func ownedByMe(fi fs.FileInfo) bool {
+// OwnedByMe reports whether fi belongs to the effective user.
+func OwnedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
 }

@@ -67,20 +67,39 @@ func EnsureDir(dir string) error {
 	return nil
 }
 
+// The reasons a directory is unsafe, as DirProblem and the errors of
+// EnsureDir word them.
+const (
+	ProblemSymlink = "is a symbolic link"
+	ProblemNotDir  = "is not a directory"
+	ProblemNotMine = "belongs to another user"
+)
+
+// DirProblem says why the directory fi (from os.Lstat) is not safe to keep
+// answers in, or returns "" when it is: the rule EnsureDir and every store
+// operation apply.
+func DirProblem(fi fs.FileInfo) string {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return ProblemSymlink
+	case !fi.IsDir():
+		return ProblemNotDir
+	case !OwnedByMe(fi):
+		return ProblemNotMine
+	}
+	return ""
+}
+
 // checkDir refuses a directory that is a symbolic link, not a directory, or
 // another user's. It is checked on every use of the store, not only when the
 // store is created, since the directory may be replaced later.
 func checkDir(dir string) (fs.FileInfo, error) {
 	fi, err := os.Lstat(dir)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, fmt.Errorf("checking %s: %w", dir, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("%w: %s is a symbolic link", ErrUnsafeDir, dir)
-	case !fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
-	case !ownedByMe(fi):
-		return nil, fmt.Errorf("%w: %s belongs to another user", ErrUnsafeDir, dir)
+	}
+	if problem := DirProblem(fi); problem != "" {
+		return nil, fmt.Errorf("%w: %s %s", ErrUnsafeDir, dir, problem)
 	}
 	return fi, nil
 }

@@ -314,6 +314,15 @@ func (b *bench) hyperfine(ce caseEnv, env []string) {
 	b.note("Cross-check with `hyperfine -N` (%s runs each, in blocks):\n\n%s", runs, t)
 }
 
+// startDialog starts one dialog titled title: through ask-confirm (ours)
+// or as a bare zenity question (the reference).
+func (b *bench) startDialog(ce caseEnv, env []string, ours bool, title string) (*process, error) {
+	if ours {
+		return start(ce.dir, env, b.bin, "--message", "m", "--title", title, "--wait", "60s")
+	}
+	return start(ce.dir, env, "zenity", question(title, "m")...)
+}
+
 // p2: exec to window visible, ours against bare zenity.
 func (b *bench) p2() error {
 	ce, err := b.newEnv("p2")
@@ -326,12 +335,7 @@ func (b *bench) p2() error {
 		for try := 0; ; try++ {
 			title := fmt.Sprintf("P2-%c-%03d-%d", "ro"[btoi(ours)], i, try)
 			t0 := time.Now()
-			var p *process
-			if ours {
-				p, err = start(ce.dir, env, b.bin, "--message", "m", "--title", title, "--wait", "60s")
-			} else {
-				p, err = start(ce.dir, env, "zenity", question(title, "m")...)
-			}
+			p, err := b.startDialog(ce, env, ours, title)
 			if err != nil {
 				return 0, err
 			}
@@ -416,12 +420,7 @@ func (b *bench) p3() error {
 		for try := 0; ; try++ {
 			title := fmt.Sprintf("P3-%c-%03d-%d", "ro"[btoi(ours)], i, try)
 			t0 := time.Now()
-			var p *process
-			if ours {
-				p, err = start(ce.dir, env, b.bin, "--message", "m", "--title", title, "--wait", "60s")
-			} else {
-				p, err = start(ce.dir, env, "zenity", question(title, "m")...)
-			}
+			p, err := b.startDialog(ce, env, ours, title)
 			if err != nil {
 				return 0, err
 			}
