@@ -46,7 +46,7 @@ type cliRun struct {
 	code   int
 	stdout string
 	stderr string
-	res    result // decoded from stdout with --json
+	res    Result // decoded from stdout with --json
 }
 
 var cliNow = time.Date(2025, 11, 22, 13, 0, 0, 0, time.UTC)
@@ -269,7 +269,7 @@ func TestCLIMissingMessage(t *testing.T) {
 
 	r = f.run("--json", "--title", "Deploy")
 	f.expectCode(r, ExitUsage)
-	if r.res.Status != statusError || !strings.Contains(r.res.Message, "--message is required") {
+	if r.res.Status != StatusError || !strings.Contains(r.res.Message, "--message is required") {
 		t.Errorf("--json result %+v, want status error about --message", r.res)
 	}
 	if n := f.spawnCount(); n != 0 {
@@ -315,8 +315,8 @@ func TestCLIRejectsBadInput(t *testing.T) {
 
 			r = f.run(append([]string{"--json"}, c.args...)...)
 			f.expectCode(r, ExitUsage)
-			if r.res.Status != statusError {
-				t.Errorf("--json status %q, want %q", r.res.Status, statusError)
+			if r.res.Status != StatusError {
+				t.Errorf("--json status %q, want %q", r.res.Status, StatusError)
 			}
 			if n := f.spawnCount(); n != 0 {
 				t.Errorf("a holder was started %d times for bad input", n)
@@ -367,8 +367,8 @@ func TestCLIHeadless(t *testing.T) {
 		}
 		r = f.run("--json", "--message", "Ship v2?")
 		f.expectCode(r, ExitHeadless)
-		if r.res.Status != statusHeadless {
-			t.Errorf("--json status %q, want %q", r.res.Status, statusHeadless)
+		if r.res.Status != StatusHeadless {
+			t.Errorf("--json status %q, want %q", r.res.Status, StatusHeadless)
 		}
 		if f.spawnCount() != 0 {
 			t.Errorf("a holder was started with nobody to ask")
@@ -385,8 +385,8 @@ func TestCLIHeadless(t *testing.T) {
 		}
 		r = f.run("--json", "--message", "Ship v2?", "--if-headless", "deny")
 		f.expectCode(r, ExitDenied)
-		if r.res.Status != statusDenied {
-			t.Errorf("--json status %q, want %q", r.res.Status, statusDenied)
+		if r.res.Status != StatusDenied {
+			t.Errorf("--json status %q, want %q", r.res.Status, StatusDenied)
 		}
 	})
 
@@ -395,7 +395,7 @@ func TestCLIHeadless(t *testing.T) {
 		f.headless(why)
 		r := f.run("--json", "--message", "Ship v2?", "--if-headless", "approve")
 		f.expectCode(r, ExitApproved)
-		if r.res.Status != statusApproved || r.res.Remembered {
+		if r.res.Status != StatusApproved || r.res.Remembered {
 			t.Errorf("--json result %+v", r.res)
 		}
 		if !strings.Contains(r.stderr, "approved without asking") {
@@ -427,8 +427,8 @@ func TestCLIHeadless(t *testing.T) {
 		f.expectCode(r, ExitInternal)
 		r = f.run("--json", "--message", "Ship v2?", "--if-headless", "approve")
 		f.expectCode(r, ExitInternal)
-		if r.res.Status != statusError {
-			t.Errorf("--json status %q, want %q", r.res.Status, statusError)
+		if r.res.Status != StatusError {
+			t.Errorf("--json status %q, want %q", r.res.Status, StatusError)
 		}
 	})
 }
@@ -518,10 +518,10 @@ func TestCLIRemembered(t *testing.T) {
 		code   ExitCode
 		word   string
 	}{
-		{store.Denied, ExitDenied, statusDenied},
-		{store.Cancelled, ExitDenied, statusCancelled},
-		{store.Expired, ExitExpired, statusExpired},
-		{store.Superseded, ExitSuperseded, statusSuperseded},
+		{store.Denied, ExitDenied, StatusDenied},
+		{store.Cancelled, ExitDenied, StatusCancelled},
+		{store.Expired, ExitExpired, StatusExpired},
+		{store.Superseded, ExitSuperseded, StatusSuperseded},
 	} {
 		t.Run("fresh "+string(c.status), func(t *testing.T) {
 			f := newCLIFixture(t)
@@ -556,7 +556,7 @@ func TestCLIHolderCannotStart(t *testing.T) {
 			req := cliRequest("Ship v2?", "/repo", "")
 			r := f.run("--json", "--scope", "/repo", "--message", "Ship v2?", "--retries", strconv.Itoa(retries))
 			f.expectCode(r, ExitFailed)
-			if r.res.Status != statusFailed || !strings.Contains(r.res.Message, "fork: resource temporarily unavailable") {
+			if r.res.Status != StatusFailed || !strings.Contains(r.res.Message, "fork: resource temporarily unavailable") {
 				t.Errorf("result %+v, want failed with the start error", r.res)
 			}
 			if n := f.spawnCount(); n != retries+1 {

@@ -86,7 +86,7 @@ const holderStartGrace = 10 * time.Second
 // outcome. It never returns an approval that is not recorded as Approved for
 // this request's identity and content. When ctx ends it stops waiting and
 // reports the request as it stands; the dialog stays up.
-func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
+func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 	req := o.req
 	id, content := req.Identity(), req.ContentHash()
 	payload, err := json.Marshal(req)
@@ -120,7 +120,7 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
 		if lastLook && (next == stepWait || next == stepSpawn) {
 			if !s.found {
 				// Another caller holds the lock and is starting the holder.
-				return result{Status: statusPending, ExitCode: ExitPending, Key: id,
+				return Result{Status: StatusPending, ExitCode: ExitPending, Key: id,
 					Message: msgPending, ShouldRetry: true, RetryReason: msgStarting}
 			}
 			return fromRecord(s.rec, false)
@@ -180,11 +180,11 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) result {
 	}
 }
 
-// waitWatcher is told, about once a second while a caller waits for the
+// Watcher is told, about once a second while a caller waits for the
 // person, how long it will still wait and when the dialog closes
 // unanswered; Done follows once the waiting is over. The terminal
-// countdown and the MCP server's progress notifications are waitWatchers.
-type waitWatcher interface {
+// countdown and the MCP server's progress notifications are Watchers.
+type Watcher interface {
 	Waiting(left time.Duration, dialogUntil time.Time)
 	Done()
 }
@@ -195,7 +195,7 @@ const relook = time.Second
 // await blocks until released is closed, d has passed or ctx ends, and
 // reports whether released fired. Meanwhile it tells watch (if any), about
 // once a second, how long until waitEnd, when the caller stops waiting.
-func (a *app) await(ctx context.Context, released <-chan struct{}, d time.Duration, waitEnd, until time.Time, watch waitWatcher) bool {
+func (a *app) await(ctx context.Context, released <-chan struct{}, d time.Duration, waitEnd, until time.Time, watch Watcher) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	var tick <-chan time.Time
@@ -219,7 +219,7 @@ func (a *app) await(ctx context.Context, released <-chan struct{}, d time.Durati
 	}
 }
 
-// countdown is the waitWatcher for a person watching a terminal. It
+// countdown is the Watcher for a person watching a terminal. It
 // rewrites one line and clears it when the wait ends, so the final one-line
 // outcome stands alone.
 type countdown struct{ w io.Writer }
@@ -326,7 +326,7 @@ func eventFor(s store.Status) string {
 }
 
 // giveUp ends a request whose holders kept dying.
-func (a *app) giveUp(rec store.Record, attempts int) result {
+func (a *app) giveUp(rec store.Record, attempts int) Result {
 	reason := fmt.Sprintf(msgHolderDiedLimit, attempts)
 	if _, _, err := a.finish(rec.Identity, rec.ContentHash, rec.HolderPID, store.Failed, reason); err != nil {
 		return a.storeError(rec.Identity, err)
@@ -366,10 +366,10 @@ func (a *app) closeRequest(rec store.Record, status store.Status, lockPath strin
 }
 
 // headless applies --if-headless when nobody can be asked.
-func (a *app) headless(o *confirmOptions, id string) result {
+func (a *app) headless(o *confirmOptions, id string) Result {
 	why := a.detect().Reason
 	rec := store.Record{Identity: id, Title: o.req.Title, MessageHash: messageHash(o.req.Message)}
-	r := result{Key: id}
+	r := Result{Key: id}
 	switch o.ifHeadless {
 	case "approve":
 		// The one approval without a click: it must be on record first.
@@ -380,19 +380,19 @@ func (a *app) headless(o *confirmOptions, id string) result {
 			// Without --json the outcome line itself says so on stderr.
 			a.warn(fmt.Errorf(msgHeadlessApprove, why))
 		}
-		r.Status, r.ExitCode, r.Message = statusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
+		r.Status, r.ExitCode, r.Message = StatusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
 	case "deny":
 		a.logEventOrWarn("headless", rec, "denied", why)
-		r.Status, r.ExitCode, r.Message = statusDenied, ExitDenied, fmt.Sprintf(msgHeadlessDeny, why)
+		r.Status, r.ExitCode, r.Message = StatusDenied, ExitDenied, fmt.Sprintf(msgHeadlessDeny, why)
 	default:
 		a.logEventOrWarn("headless", rec, "failed", why)
-		r.Status, r.ExitCode, r.Message = statusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
+		r.Status, r.ExitCode, r.Message = StatusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
 		r.hint = hintHeadless
 	}
 	return r
 }
 
-func (a *app) storeError(id string, err error) result {
+func (a *app) storeError(id string, err error) Result {
 	r := errorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
 	r.hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(a.paths.DB))
 	return r

@@ -99,16 +99,16 @@ func TestFromRecord(t *testing.T) {
 		final    bool
 		canRetry bool
 	}{
-		{store.Approved, statusApproved, ExitApproved, "approved", true, false},
-		{store.Denied, statusDenied, ExitDenied, "denied", true, false},
-		{store.Cancelled, statusCancelled, ExitDenied, "cancelled", true, false},
-		{store.Expired, statusExpired, ExitExpired, "--timeout", true, false},
-		{store.Superseded, statusSuperseded, ExitSuperseded, "--key", true, false},
-		{store.Failed, statusFailed, ExitFailed, "zenity crashed", true, false},
-		{store.Requested, statusPending, ExitPending, "run the same command again", false, true},
-		{store.Shown, statusPending, ExitPending, "run the same command again", false, true},
-		{"bogus", statusError, ExitInternal, `"bogus"`, false, false},
-		{"", statusError, ExitInternal, "unknown status", false, false},
+		{store.Approved, StatusApproved, ExitApproved, "approved", true, false},
+		{store.Denied, StatusDenied, ExitDenied, "denied", true, false},
+		{store.Cancelled, StatusCancelled, ExitDenied, "cancelled", true, false},
+		{store.Expired, StatusExpired, ExitExpired, "--timeout", true, false},
+		{store.Superseded, StatusSuperseded, ExitSuperseded, "--key", true, false},
+		{store.Failed, StatusFailed, ExitFailed, "zenity crashed", true, false},
+		{store.Requested, StatusPending, ExitPending, "run the same command again", false, true},
+		{store.Shown, StatusPending, ExitPending, "run the same command again", false, true},
+		{"bogus", StatusError, ExitInternal, `"bogus"`, false, false},
+		{"", StatusError, ExitInternal, "unknown status", false, false},
 	}
 	for _, c := range cases {
 		for _, remembered := range []bool{false, true} {

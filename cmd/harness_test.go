@@ -45,7 +45,7 @@ type outcome struct {
 	code    int
 	stdout  string
 	stderr  string
-	res     result
+	res     Result
 	elapsed time.Duration
 }
 
@@ -171,6 +171,9 @@ func (h *harness) command(args []string) *exec.Cmd {
 	c := exec.Command(h.exe, args...)
 	c.Args[0] = "ask-confirm"
 	c.Env = h.env
+	if len(args) > 0 && args[0] == "mcp" {
+		c.Env = mcpServerEnv(h.t, h.env)
+	}
 	c.Dir = h.work
 	return c
 }

@@ -24,6 +24,7 @@ type leakChecked struct{ m *testing.M }
 
 func (l leakChecked) Run() int {
 	code := l.m.Run()
+	removeMCPServer()
 	if code != 0 {
 		return code
 	}

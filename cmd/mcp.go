@@ -1,641 +1,70 @@
 package cmd
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
-	"unicode"
-	"unicode/utf8"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/ask-confirm/ask-confirm/dialog"
-	"github.com/ask-confirm/ask-confirm/store"
+	"github.com/ask-confirm/ask-confirm/platform"
 )
 
-// The MCP server serves the confirm command to AI agents. It is a thin
-// translation: every tool call becomes a confirmOptions (or an operator's
-// KEY) and goes through the same lifecycle, store, identity and history as
-// the command line. Only a person's click approves; the server has no
-// --if-headless approve, and nothing an agent can send changes that.
+// mcpProgram is the MCP server's program. It is not part of this one: the
+// MCP SDK would add about 1.3 ms to every ask-confirm start (README,
+// Performance), and a remembered answer should cost little more than
+// starting a Go process.
+const mcpProgram = "ask-confirm-mcp"
 
-// The words a model reads. They are full sentences, unlike the CLI's
-// one-line messages, because a model reads them as the tool's answer.
-const (
-	mcpApproved      = "The person approved."
-	mcpApprovedAgain = "The person approved (a remembered answer, given at %s)."
-	mcpDenied        = "The person denied. Do not proceed."
-	mcpDeniedAgain   = "The person denied (a remembered answer, given at %s). Do not proceed."
-	mcpCancelled     = "The request was cancelled before the person answered. Treat it as denied: do not proceed."
-	mcpPending       = "Still waiting: the dialog is open on the person's screen. Call confirm again with the same arguments to collect the answer."
-	mcpExpired       = "Nobody answered before the dialog timed out. Treat it as denied: do not proceed."
-	mcpSuperseded    = "A newer request with the same key replaced this one before the person answered. Do not proceed on this request."
-	mcpDoNotProceed  = "Do not proceed."
-	mcpHeadlessHint  = "No dialog was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
-	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling confirm again shows a new dialog."
-	mcpCancelDone    = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
-	mcpCancelTooLate = "Too late to cancel: the request had already ended. %s"
-	mcpNothingOpen   = "Nothing to cancel: the request already ended %s."
-	mcpInvalid       = "invalid argument %s: %s"
-	mcpInternal      = "ask-confirm could not complete the request, so nothing was approved: %s"
-
-	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, in a dialog on their screen. Call confirm before any step that needs a human's consent.
-
-A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the dialog is still open: call confirm again, promptly, with exactly the same arguments to collect the answer. That never opens a second dialog; repeat until the status is no longer pending. Once the person answers, the answer is kept for %s: a call with the same arguments in that window returns it without a new dialog.
-
-Only "approved" means yes. "denied", "cancelled", "expired", "headless", "failed" and "superseded" all mean: do not proceed. Do not change the message just to ask again after a denial.
-
-Use status with a request's key to look at it without waiting, and cancel to withdraw a request you no longer need.`
-)
-
-// mcpOptions are the mcp command's flags: the server-wide settings of every
-// confirm call.
-type mcpOptions struct {
-	wait     time.Duration
-	timeout  time.Duration
-	remember time.Duration
-}
-
+// newMCPCommand is ask-confirm mcp: it runs ask-confirm-mcp with the same
+// arguments, standard streams and environment, so hosts may start either.
 func newMCPCommand(a *app) *cobra.Command {
-	o := &mcpOptions{}
-	c := &cobra.Command{
+	return &cobra.Command{
 		Use:   "mcp [flags]",
 		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
-		Long: `ask-confirm mcp is a Model Context Protocol server on stdin and stdout, for
-agent hosts to start. Its confirm tool asks the person exactly as the
-ask-confirm command does: same dialog, answer store, identity and history.
-
-A confirm call returns within --wait (keep it below the host's tool-call
-timeout, often 60s). While the dialog is open the call returns status
-"pending"; calling confirm again with the same arguments collects the answer
-or joins the same dialog. When the client sent a progress token, the server
-sends a progress notification about once a second while it waits.
-
-The scope of a request defaults to the server's working directory; a call
-may give its own. Without a display the call reports "headless": nothing
-approves without a person. Stdout carries only protocol messages; warnings
-and errors go to stderr.`,
-		Example: `  {"mcpServers": {"ask-confirm": {"command": "ask-confirm", "args": ["mcp"]}}}`,
-		Args:    usageArgs(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := a.newMCPServer(c.Root(), o)
+		Long: `ask-confirm mcp runs the Model Context Protocol server, the program
+ask-confirm-mcp, with the same arguments. It looks for ask-confirm-mcp beside
+ask-confirm first, then on PATH. See ask-confirm mcp --help for its flags.`,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			path, err := findMCPProgram()
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return s.serve(ctx, newStdio(os.Stdin, os.Stdout))
-		},
-	}
-	f := c.Flags()
-	f.DurationVar(&o.wait, "wait", 40*time.Second, "longest time one confirm call blocks before it returns pending (0 to 24h; keep it below the client's tool-call timeout)")
-	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long a dialog stays open unanswered, unless the call gives its own timeout (above 0, at most 24h)")
-	f.DurationVar(&o.remember, "remember", 60*time.Second, "how long a final answer is returned to the same request without a new dialog (0 to 168h)")
-	f.SortFlags = false
-	return c
-}
-
-// mcpServer answers tool calls with the app's request lifecycle.
-type mcpServer struct {
-	a *app
-	// base is what every confirm call starts from: the confirm command's
-	// defaults for the request, the server's scope, wait, timeout and
-	// remember, and the command's retries. ifHeadless is "fail": a call
-	// without a display reports headless and approves nothing.
-	base confirmOptions
-}
-
-// newMCPServer checks the server's flags and takes the request defaults
-// from root, the confirm command, so that a call and a command line with the
-// same text are the same request. A flag out of bounds is a usage error; it
-// fails if root lacks one of the confirm flags it reads.
-func (a *app) newMCPServer(root *cobra.Command, o *mcpOptions) (*mcpServer, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("finding the working directory for the default scope: %w", err)
-	}
-	flag := func(name string) string {
-		if f := root.Flags().Lookup(name); f != nil {
-			return f.DefValue
-		}
-		err = errors.Join(err, fmt.Errorf("the confirm command has no --%s flag", name))
-		return ""
-	}
-	s := &mcpServer{a: a, base: confirmOptions{
-		req: dialog.Request{
-			Title:       flag("title"),
-			OKLabel:     flag("ok-label"),
-			CancelLabel: flag("cancel-label"),
-			Icon:        flag("icon"),
-			Scope:       wd,
-		},
-		wait:       o.wait,
-		timeout:    o.timeout,
-		remember:   o.remember,
-		ifHeadless: "fail",
-	}}
-	retries := flag("retries")
-	if err != nil {
-		return nil, err
-	}
-	if s.base.retries, err = strconv.Atoi(retries); err != nil {
-		return nil, fmt.Errorf("reading the default of --retries: %w", err)
-	}
-	// The flags are bounded exactly as a call's options are: check them as
-	// part of a call that asks something.
-	probe := s.base
-	probe.req.Message = "?"
-	if err := probe.validate(); err != nil {
-		return nil, &usageError{err}
-	}
-	return s, nil
-}
-
-// serve answers requests on t until the client goes away or ctx ends. Only
-// the transport writes to stdout.
-func (s *mcpServer) serve(ctx context.Context, t mcp.Transport) error {
-	logger := slog.New(slog.NewTextHandler(s.a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcp.NewServer(&mcp.Implementation{Name: "ask-confirm", Title: "ask-confirm", Version: moduleVersion()}, &mcp.ServerOptions{
-		Instructions: fmt.Sprintf(mcpInstructions, shortDuration(s.base.wait), shortDuration(s.base.remember)),
-		Logger:       logger,
-		// The server sends no log messages; stderr carries them.
-		Capabilities: &mcp.ServerCapabilities{},
-	})
-	mcp.AddTool(srv, s.confirmTool(), s.confirm)
-	mcp.AddTool(srv, s.statusTool(), s.status)
-	mcp.AddTool(srv, s.cancelTool(), s.cancel)
-	err := srv.Run(ctx, t)
-	if ctx.Err() != nil {
-		// Stopped by a signal: the dialogs stay up for the next server.
-		return nil
-	}
-	return err
-}
-
-// confirmArgs are the arguments of the confirm tool. The schema fills in the
-// defaults of whatever a call leaves out.
-type confirmArgs struct {
-	Title          string `json:"title"`
-	Message        string `json:"message"`
-	OKLabel        string `json:"ok_label"`
-	CancelLabel    string `json:"cancel_label"`
-	Icon           string `json:"icon"`
-	DefaultApprove bool   `json:"default_approve"`
-	Key            string `json:"key"`
-	Scope          string `json:"scope"`
-	Timeout        string `json:"timeout"`
-}
-
-// keyArgs are the arguments of the status and cancel tools.
-type keyArgs struct {
-	Key string `json:"key"`
-}
-
-// toolOutput is the structured content of every tool's result: the fields
-// of ask-confirm --json that a caller acts on. Message is the same sentence
-// as the text content.
-type toolOutput struct {
-	Status      string `json:"status" jsonschema:"approved is the only yes; pending means call confirm again with the same arguments; denied, cancelled, expired, headless, failed and superseded mean do not proceed"`
-	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the dialog is open: call confirm again with the same arguments"`
-	Key         string `json:"key" jsonschema:"the request's identity, for the status and cancel tools"`
-	Remembered  bool   `json:"remembered" jsonschema:"true when the answer was given before this call and returned from the store"`
-	AnsweredAt  string `json:"answered_at,omitempty" jsonschema:"when the request ended, RFC 3339"`
-	Message     string `json:"message" jsonschema:"what happened, in a sentence"`
-}
-
-func (s *mcpServer) confirmTool() *mcp.Tool {
-	text := func(desc string, max int, def string) *jsonschema.Schema {
-		p := &jsonschema.Schema{Type: "string", Description: desc, MaxLength: &max}
-		if def != "" {
-			p.Default = jsonString(def)
-		}
-		return p
-	}
-	one := 1
-	icons := make([]any, len(dialog.Icons))
-	for i, icon := range dialog.Icons {
-		icons[i] = icon
-	}
-	base := s.base.req
-	return &mcp.Tool{
-		Name:        "confirm",
-		Title:       "Ask a person to approve",
-		Description: fmt.Sprintf(`Ask the person at this computer to approve or cancel an action, in a native dialog on their screen. Returns within %s. Status "approved" is the only yes. Status "pending" (should_retry true) means the dialog is still open: call confirm again with exactly the same arguments to collect the answer; this never opens a second dialog. Any other status means do not proceed.`, shortDuration(s.base.wait)),
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
-		InputSchema: &jsonschema.Schema{
-			Type:     "object",
-			Required: []string{"message"},
-			Properties: map[string]*jsonschema.Schema{
-				"message": func() *jsonschema.Schema {
-					p := text(fmt.Sprintf("the question to ask, shown literally (never as markup); newlines and tabs allowed; at most %d bytes", dialog.MaxMessageBytes), dialog.MaxMessageBytes, "")
-					p.MinLength = &one
-					return p
-				}(),
-				"title":           text(fmt.Sprintf("window title, at most %d bytes", dialog.MaxTitleBytes), dialog.MaxTitleBytes, base.Title),
-				"ok_label":        text(fmt.Sprintf("label of the approve button, at most %d bytes", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.OKLabel),
-				"cancel_label":    text(fmt.Sprintf("label of the cancel button, at most %d bytes; must differ from ok_label", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.CancelLabel),
-				"icon":            {Type: "string", Description: "dialog icon", Enum: icons, Default: jsonString(base.Icon)},
-				"default_approve": {Type: "boolean", Description: "make the approve button the default, so Enter approves (default: cancel is the default button)", Default: []byte("false")},
-				"key":             text(fmt.Sprintf("explicit identity of the request; a different question under the same key replaces the open dialog (at most %d bytes)", dialog.MaxKeyBytes), dialog.MaxKeyBytes, ""),
-				"scope":           text(fmt.Sprintf("what separates identical questions asked for different things, such as a repository path (default: the server's working directory; at most %d bytes)", dialog.MaxScopeBytes), dialog.MaxScopeBytes, ""),
-				"timeout":         text(fmt.Sprintf("how long the dialog stays open unanswered, as a duration such as 90s or 10m (above 0, at most %s)", shortDuration(maxTimeout)), 32, shortDuration(s.base.timeout)),
-			},
-			PropertyOrder:        []string{"message", "title", "ok_label", "cancel_label", "icon", "default_approve", "key", "scope", "timeout"},
-			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+			code, err := platform.Exec(path, append([]string{mcpProgram}, args...))
+			if err != nil {
+				return fmt.Errorf("running %s: %w", path, err)
+			}
+			return &exitError{ExitCode(code)}
 		},
 	}
 }
 
-func keySchema(what string) *jsonschema.Schema {
-	one := 1
-	return &jsonschema.Schema{
-		Type:     "object",
-		Required: []string{"key"},
-		Properties: map[string]*jsonschema.Schema{
-			"key": {Type: "string", MinLength: &one, Description: what + `: the key given to confirm, or the "key" field of its result (a unique prefix of at least 4 characters will do)`},
-		},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+// findMCPProgram returns the ask-confirm-mcp beside this executable (or
+// beside the file it links to), or else the one on PATH.
+func findMCPProgram() (string, error) {
+	name := mcpProgram
+	if runtime.GOOS == "windows" {
+		name += ".exe"
 	}
-}
-
-func (s *mcpServer) statusTool() *mcp.Tool {
-	return &mcp.Tool{
-		Name:        "status",
-		Title:       "Look at a confirmation request",
-		Description: `Report what calling confirm again for a request would return now, without waiting and without showing a dialog.`,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
-		InputSchema: keySchema("the request to look at"),
-	}
-}
-
-func (s *mcpServer) cancelTool() *mcp.Tool {
-	return &mcp.Tool{
-		Name:        "cancel",
-		Title:       "Withdraw a confirmation request",
-		Description: `Close the open dialog of a request; it ends cancelled, which counts as a denial. A request that already ended is left as it is.`,
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
-		InputSchema: keySchema("the request to withdraw"),
-	}
-}
-
-// options turns a confirm call's arguments into the options of one
-// confirm invocation, checked as the command line checks its flags.
-func (s *mcpServer) options(in confirmArgs) (*confirmOptions, error) {
-	o := s.base
-	o.req = dialog.Request{
-		Title:          in.Title,
-		Message:        in.Message,
-		OKLabel:        in.OKLabel,
-		CancelLabel:    in.CancelLabel,
-		Icon:           in.Icon,
-		DefaultApprove: in.DefaultApprove,
-		Scope:          in.Scope,
-		Key:            in.Key,
-	}
-	if o.req.Scope == "" {
-		o.req.Scope = s.base.req.Scope
-	}
-	if in.Timeout != "" {
-		d, err := time.ParseDuration(in.Timeout)
-		if err != nil {
-			return nil, fmt.Errorf(mcpInvalid, "timeout", fmt.Sprintf("%q is not a duration such as 90s or 10m", in.Timeout))
-		}
-		o.timeout = d
-	}
-	if err := o.validate(); err != nil {
-		var ie *dialog.InvalidError
-		if errors.As(err, &ie) {
-			// --ok-label is the ok_label argument here.
-			name := strings.ReplaceAll(strings.TrimPrefix(ie.Field, "--"), "-", "_")
-			return nil, fmt.Errorf(mcpInvalid, name, ie.Reason)
-		}
-		return nil, err
-	}
-	return &o, nil
-}
-
-// confirm is the confirm tool: one invocation of the confirm command.
-// Invalid arguments and internal errors are tool errors; every outcome of
-// the request, pending included, is a result.
-func (s *mcpServer) confirm(ctx context.Context, req *mcp.CallToolRequest, in confirmArgs) (*mcp.CallToolResult, *toolOutput, error) {
-	o, err := s.options(in)
-	if err != nil {
-		return nil, nil, err
-	}
-	if token := req.Params.GetProgressToken(); token != nil {
-		o.watch = &progressNotifier{ctx: ctx, session: req.Session, token: token, now: s.a.now, start: s.a.now(), total: o.wait.Seconds()}
-	}
-	return s.answer(s.a.confirm(ctx, o), "")
-}
-
-// status is the status tool: what confirming the request again would give.
-func (s *mcpServer) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (*mcp.CallToolResult, *toolOutput, error) {
-	rec, err := s.a.resolve(in.Key)
-	if err != nil {
-		return nil, nil, s.operatorError(err)
-	}
-	r := s.a.collectable(rec)
-	text := confirmText(r)
-	if r.Status == statusPending && rec.Status.Final() {
-		text = fmt.Sprintf(mcpStale, rec.Status)
-	}
-	return s.answer(r, text)
-}
-
-// cancel is the cancel tool: it closes the request's dialog as ask-confirm
-// cancel does. It can only ever end a request as a denial.
-func (s *mcpServer) cancel(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (*mcp.CallToolResult, *toolOutput, error) {
-	rec, err := s.a.resolve(in.Key)
-	if err != nil {
-		return nil, nil, s.operatorError(err)
-	}
-	if rec.Status.Final() {
-		return s.answer(s.a.collectable(rec), fmt.Sprintf(mcpNothingOpen, rec.Status))
-	}
-	if err := s.a.closeRequest(rec, store.Cancelled, s.a.paths.LockFile(rec.Identity)); err != nil {
-		return s.answer(errorResult(rec.Identity, ExitInternal, fmt.Errorf("cancelling %s: %w", rec.Identity[:12], err)), "")
-	}
-	now, found, err := s.a.store.Get(rec.Identity)
-	if err != nil {
-		return s.answer(s.a.storeError(rec.Identity, err), "")
-	}
-	if !found {
-		return nil, nil, fmt.Errorf(mcpInternal, "the request disappeared from the store while it was being cancelled")
-	}
-	r := fromRecord(now, false)
-	text := mcpCancelDone
-	if now.Status != store.Cancelled || now.ContentHash != rec.ContentHash {
-		// The person (or a newer request) got there first.
-		text = fmt.Sprintf(mcpCancelTooLate, confirmText(r))
-	}
-	return s.answer(r, text)
-}
-
-// answer turns a result into the tool's result, with text as what the model
-// reads (confirmText(r) when empty), or into a tool error for an internal
-// error: those never read as an answer.
-func (s *mcpServer) answer(r result, text string) (*mcp.CallToolResult, *toolOutput, error) {
-	if r.Status == statusError || r.ExitCode == ExitInternal || r.ExitCode == ExitUsage {
-		msg := r.Message
-		if r.hint != "" {
-			msg += "; " + r.hint
-		}
-		s.a.warn(errors.New(msg))
-		return nil, nil, fmt.Errorf(mcpInternal, msg)
-	}
-	if text == "" {
-		text = confirmText(r)
-	}
-	out := &toolOutput{
-		Status:      r.Status,
-		ShouldRetry: r.ShouldRetry,
-		Key:         r.Key,
-		Remembered:  r.Remembered,
-		Message:     text,
-	}
-	if !r.AnsweredAt.IsZero() {
-		out.AnsweredAt = r.AnsweredAt.UTC().Format(time.RFC3339)
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Message}}}, out, nil
-}
-
-// operatorError turns a failure to find the request a status or cancel call
-// names into a tool error.
-func (s *mcpServer) operatorError(err error) error {
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return ue.err
-	}
-	s.a.warn(err)
-	return fmt.Errorf(mcpInternal, err)
-}
-
-// confirmText is the sentence a model reads for the result of a confirm
-// call.
-func confirmText(r result) string {
-	at := r.AnsweredAt.Local().Format(time.TimeOnly)
-	switch r.Status {
-	case statusApproved:
-		if r.Remembered {
-			return fmt.Sprintf(mcpApprovedAgain, at)
-		}
-		return mcpApproved
-	case statusDenied:
-		if r.Remembered {
-			return fmt.Sprintf(mcpDeniedAgain, at)
-		}
-		return mcpDenied
-	case statusCancelled:
-		return mcpCancelled
-	case statusPending:
-		return mcpPending
-	case statusExpired:
-		return mcpExpired
-	case statusSuperseded:
-		return mcpSuperseded
-	case statusHeadless:
-		return sentence(r.Message) + " " + mcpHeadlessHint
-	default:
-		// failed, and anything newer: the CLI's message says why.
-		return sentence(r.Message) + " " + mcpDoNotProceed
-	}
-}
-
-// sentence capitalises a CLI message and ends it with a period.
-func sentence(msg string) string {
-	c, n := utf8.DecodeRuneInString(msg)
-	msg = string(unicode.ToUpper(c)) + msg[n:]
-	if !strings.HasSuffix(msg, ".") {
-		msg += "."
-	}
-	return msg
-}
-
-// progressNotifier is the waitWatcher of a call whose client sent a
-// progress token. Its notifications also keep the call alive in clients
-// that restart their timeout on progress.
-type progressNotifier struct {
-	ctx     context.Context
-	session *mcp.ServerSession
-	token   any
-	now     func() time.Time
-	start   time.Time
-	total   float64 // the call's wait, in seconds
-	sent    bool
-	last    float64
-}
-
-func (p *progressNotifier) Waiting(left time.Duration, until time.Time) {
-	// Progress must grow with every notification.
-	progress := min(p.now().Sub(p.start).Seconds(), p.total)
-	if p.sent && progress <= p.last {
-		return
-	}
-	p.sent, p.last = true, progress
-	// A failed notification changes nothing about the request; a client
-	// that went away ends the call through ctx.
-	_ = p.session.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{
-		ProgressToken: p.token,
-		Progress:      progress,
-		Total:         p.total,
-		Message: fmt.Sprintf("waiting for the person: this call returns within %s; the dialog stays open until %s",
-			left.Round(time.Second), until.Local().Format(time.TimeOnly)),
-	})
-}
-
-func (p *progressNotifier) Done() {}
-
-// shortDuration writes d as a person would: 5m rather than 5m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s) // a string always marshals
-	return b
-}
-
-// newStdio is the SDK's stdio transport behind a filter that answers a line
-// the SDK cannot read with a JSON-RPC error, where the SDK would end the
-// session (modelcontextprotocol/go-sdk#1209): one bad line from a client
-// must not take down the server and drop the calls in flight. Lines that
-// are JSON-RPC messages reach the SDK byte for byte.
-func newStdio(in io.Reader, out io.Writer) mcp.Transport {
-	w := &lineWriter{w: out}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(filterLines(in, pw, w)) }()
-	return &mcp.IOTransport{Reader: pr, Writer: w}
-}
-
-// lineWriter writes whole lines to stdout, one writer at a time: the SDK
-// writes each message in one call, and so does filterLines.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// Close leaves stdout open: it is the process's, not the session's.
-func (l *lineWriter) Close() error { return nil }
-
-// filterLines copies the JSON-RPC messages among in's lines to sdk and
-// answers every other line on out. It returns when in ends or sdk stops
-// reading.
-func filterLines(in io.Reader, sdk io.Writer, out io.Writer) error {
-	r := bufio.NewReader(in)
-	for {
-		line, tooLong, err := readLine(r, mcp.DefaultMaxLineLength)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			if reply := refuseLine(line, tooLong); reply != nil {
-				if _, werr := out.Write(reply); werr != nil {
-					return werr
-				}
-			} else if _, werr := sdk.Write(append(line, '\n')); werr != nil {
-				return werr
-			}
-		}
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+		if real, err := filepath.EvalSymlinks(exe); err == nil && filepath.Dir(real) != dirs[0] {
+			dirs = append(dirs, filepath.Dir(real))
 		}
 	}
-}
-
-// readLine returns the next line of r without its newline. A line longer
-// than max is read to its end and dropped, and reported as tooLong.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			line = append(line, chunk...)
-			if len(line) > max {
-				line, tooLong = nil, true
-			}
-		}
-		if err != bufio.ErrBufferFull {
-			return bytes.TrimRight(line, "\r\n"), tooLong, err
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
 		}
 	}
-}
-
-// refuseLine returns the JSON-RPC error that answers line, or nil when line
-// is one JSON-RPC message, for the SDK.
-func refuseLine(line []byte, tooLong bool) []byte {
-	var id json.RawMessage // null unless the line names its request
-	code, msg := jsonrpc.CodeInvalidRequest, ""
-	switch trimmed := bytes.TrimSpace(line); {
-	case tooLong:
-		msg = fmt.Sprintf("message longer than %d bytes", mcp.DefaultMaxLineLength)
-	case !json.Valid(trimmed):
-		code, msg = jsonrpc.CodeParseError, "parse error: the line is not one JSON value"
-	case trimmed[0] == '[':
-		// MCP dropped batches in 2025-06-18, and the SDK ends the session
-		// on one sent after negotiating that version or a later one.
-		msg = "invalid request: JSON-RPC batches are not supported; send one message per line"
-	default:
-		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
-			msg = "invalid request: " + err.Error()
-			var probe struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if json.Unmarshal(trimmed, &probe) == nil && validID(probe.ID) {
-				id = probe.ID
-			}
-		}
+	if p, err := exec.LookPath(mcpProgram); err == nil {
+		return p, nil
 	}
-	if msg == "" {
-		return nil
-	}
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	reply, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: msg}})
-	return append(reply, '\n')
-}
-
-// validID reports whether raw is a JSON-RPC request id: a string or a
-// number.
-func validID(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, float64:
-		return true
-	}
-	return false
+	return "", errors.New(msgNoMCPProgram)
 }

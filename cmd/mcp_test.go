@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os/exec"
 	"reflect"
 	"regexp"
 	"slices"
@@ -22,9 +23,10 @@ import (
 )
 
 // These tests drive ask-confirm mcp as an agent host does: the SDK's own
-// client talks to the binary (this test binary as ask-confirm) over a real
-// stdio pipe. The real-dialog ones answer GNOME zenity under Xvfb with
-// xdotool.
+// client talks over a real stdio pipe to this test binary as ask-confirm,
+// which runs ask-confirm-mcp, built from ../cmd/ask-confirm-mcp for these
+// tests (mcpServerEnv). The real-dialog ones answer GNOME zenity under Xvfb
+// with xdotool.
 
 // mcpSession is one client connected to one ask-confirm mcp process.
 type mcpSession struct {
@@ -83,6 +85,17 @@ func (h *harness) mcpConnect(args ...string) *mcpSession {
 		}
 	})
 	return s
+}
+
+// toolOutput is the structured content of a tool result, as the protocol
+// carries it.
+type toolOutput struct {
+	Status      string `json:"status"`
+	ShouldRetry bool   `json:"should_retry"`
+	Key         string `json:"key"`
+	Remembered  bool   `json:"remembered"`
+	AnsweredAt  string `json:"answered_at,omitempty"`
+	Message     string `json:"message"`
 }
 
 // toolCall is what one tool call returned.
@@ -144,7 +157,7 @@ func awaitCall(t *testing.T, done <-chan toolCall, limit time.Duration) toolCall
 }
 
 // expectResult checks that a call ended in a result (not an error) with
-// status and, when text is not empty, that text.
+// status and, when text is not empty, a text containing it.
 func expectResult(t *testing.T, c toolCall, status, text string) {
 	t.Helper()
 	switch {
@@ -154,11 +167,11 @@ func expectResult(t *testing.T, c toolCall, status, text string) {
 		t.Fatalf("tool error, want status %q: %s", status, c.text)
 	case c.out.Status != status:
 		t.Fatalf("status %q, want %q: %+v", c.out.Status, status, c.out)
-	case text != "" && c.text != text:
-		t.Fatalf("text %q, want %q", c.text, text)
+	case !strings.Contains(c.text, text):
+		t.Fatalf("text %q, want it to contain %q", c.text, text)
 	case c.out.Message != c.text:
 		t.Fatalf("structured message %q differs from the text %q", c.out.Message, c.text)
-	case c.out.ShouldRetry != (status == statusPending):
+	case c.out.ShouldRetry != (status == StatusPending):
 		t.Fatalf("should_retry %v with status %s", c.out.ShouldRetry, status)
 	case !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.out.Key):
 		t.Fatalf("key %q is not an identity", c.out.Key)
@@ -180,6 +193,14 @@ func expectToolError(t *testing.T, c toolCall, want string) {
 		t.Fatalf("a tool error carries structured content: %v", c.res.StructuredContent)
 	}
 }
+
+// What the server's texts say, in part: what a model must act on.
+const (
+	textPending    = "Call confirm again with the same arguments"
+	textSuperseded = "Do not proceed on this request"
+	textCancelDone = "request ended cancelled"
+	textCancelled  = "cancelled before the person answered"
+)
 
 func newMCPHarness(t *testing.T) *harness {
 	h := newHarness(t)
@@ -281,7 +302,7 @@ func TestMCPHeadlessIsAResult(t *testing.T) {
 	h := newMCPHarness(t)
 	s := h.mcpConnect("--wait", "30s")
 	c := s.call("confirm", map[string]any{"message": "Anyone there?"})
-	expectResult(t, c, statusHeadless, "")
+	expectResult(t, c, StatusHeadless, "")
 	if !strings.HasPrefix(c.text, "Nobody can be asked") || !strings.Contains(c.text, "Do not proceed") {
 		t.Fatalf("text: %q", c.text)
 	}
@@ -335,7 +356,7 @@ func TestMCPMalformedCallsKeepServing(t *testing.T) {
 		t.Fatalf("malformed calls wrote history: %v", ev)
 	}
 	// Still serving.
-	expectResult(t, s.call("confirm", map[string]any{"message": "Still there?"}), statusHeadless, "")
+	expectResult(t, s.call("confirm", map[string]any{"message": "Still there?"}), StatusHeadless, "")
 }
 
 // A client that writes lines the SDK cannot read gets JSON-RPC errors, and
@@ -470,10 +491,29 @@ func TestMCPServerFlags(t *testing.T) {
 			t.Errorf("ask-confirm %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(tc.args, " "), o.code, o.stdout, o.stderr, tc.want)
 		}
 	}
+	// The server's own help, through ask-confirm mcp.
+	if o := h.run("mcp", "--help"); o.code != 0 || !strings.Contains(o.stdout, "ask-confirm-mcp [flags]") || !strings.Contains(o.stdout, "--remember") {
+		t.Errorf("mcp --help: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
 	// A client that connects and leaves at once: a clean exit, nothing on
 	// stdout.
 	if o := h.run("mcp"); o.code != 0 || o.stdout != "" {
 		t.Fatalf("mcp with empty input: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+}
+
+// Without ask-confirm-mcp beside it or on PATH, ask-confirm mcp says how
+// to get it, and fails.
+func TestMCPWithoutServerProgram(t *testing.T) {
+	h := newMCPHarness(t)
+	c := exec.Command(h.exe, "mcp")
+	c.Args[0] = "ask-confirm"
+	c.Env, c.Dir = h.env, h.work // h.env has no PATH
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	code := exitCode(t, c.Run())
+	if code != int(ExitInternal) || stdout.Len() != 0 || !strings.Contains(stderr.String(), "go install github.com/ask-confirm/ask-confirm/cmd/ask-confirm-mcp@") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
 
@@ -487,7 +527,7 @@ func TestMCPRealApproveAndDeny(t *testing.T) {
 	done := s.start("confirm", args)
 	h.click(title, "approve")
 	c := awaitCall(t, done, 30*time.Second)
-	expectResult(t, c, statusApproved, "The person approved.")
+	expectResult(t, c, StatusApproved, "The person approved.")
 	if c.out.Remembered {
 		t.Fatalf("a fresh answer marked remembered: %+v", c.out)
 	}
@@ -499,12 +539,12 @@ func TestMCPRealApproveAndDeny(t *testing.T) {
 	// The command line asks the same request: same identity, store and
 	// history, so it collects the same answer without a dialog.
 	o := h.run("--json", "--title", title, "--message", "Ship v2 to production?")
-	h.expect(o, 0, statusApproved)
+	h.expect(o, 0, StatusApproved)
 	if !o.res.Remembered || o.res.Key != c.out.Key {
 		t.Fatalf("the command line did not collect the MCP answer: %+v (MCP key %s)", o.res, c.out.Key)
 	}
 	again := s.call("confirm", args)
-	expectResult(t, again, statusApproved, "")
+	expectResult(t, again, StatusApproved, "")
 	if !again.out.Remembered || !strings.HasPrefix(again.text, "The person approved (a remembered answer") {
 		t.Fatalf("repeat call: %+v", again.out)
 	}
@@ -512,7 +552,7 @@ func TestMCPRealApproveAndDeny(t *testing.T) {
 	title = h.title("MCP-deny")
 	done = s.start("confirm", map[string]any{"title": title, "message": "Drop the table?", "icon": "warning"})
 	h.click(title, "cancel")
-	expectResult(t, awaitCall(t, done, 30*time.Second), statusDenied, "The person denied. Do not proceed.")
+	expectResult(t, awaitCall(t, done, 30*time.Second), StatusDenied, "The person denied. Do not proceed.")
 }
 
 // A slow person: the call returns pending at --wait with progress on the
@@ -526,7 +566,7 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 	p := &mcp.CallToolParams{Name: "confirm", Arguments: args}
 	p.SetProgressToken("tok-1")
 	c := s.callWith(context.Background(), p)
-	expectResult(t, c, statusPending, mcpPending)
+	expectResult(t, c, StatusPending, textPending)
 	if c.out.AnsweredAt != "" || c.out.Remembered {
 		t.Fatalf("pending result: %+v", c.out)
 	}
@@ -548,10 +588,10 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 
 	h.waitWindow(title) // still on screen
 	st := s.call("status", map[string]any{"key": c.out.Key})
-	expectResult(t, st, statusPending, mcpPending)
+	expectResult(t, st, StatusPending, textPending)
 
 	// The same arguments again join the open dialog.
-	expectResult(t, s.call("confirm", args), statusPending, mcpPending)
+	expectResult(t, s.call("confirm", args), StatusPending, textPending)
 	if n := len(h.windows(title)); n != 1 {
 		t.Fatalf("%d windows after the second call", n)
 	}
@@ -559,14 +599,14 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 	h.waitNoWindow(title, 5*time.Second)
 
 	c = s.call("confirm", args)
-	expectResult(t, c, statusApproved, "")
+	expectResult(t, c, StatusApproved, "")
 	if !c.out.Remembered {
 		t.Fatalf("collected answer not marked remembered: %+v", c.out)
 	}
 	if n := h.countEvents("requested"); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
-	expectResult(t, s.call("status", map[string]any{"key": c.out.Key[:8]}), statusApproved, "")
+	expectResult(t, s.call("status", map[string]any{"key": c.out.Key[:8]}), StatusApproved, "")
 }
 
 // A new question under the same key replaces the open dialog: the older
@@ -582,7 +622,7 @@ func TestMCPRealSupersedeByKey(t *testing.T) {
 	newArgs := map[string]any{"key": "release", "title": newTitle, "message": "Tag v2 instead?"}
 	newer := s.start("confirm", newArgs)
 	o := awaitCall(t, old, 40*time.Second)
-	expectResult(t, o, statusSuperseded, mcpSuperseded)
+	expectResult(t, o, StatusSuperseded, textSuperseded)
 	if d := time.Since(superseded); d > 5*time.Second {
 		// The older waiter's blocking shared lock can lose the race to the
 		// new holder's exclusive one; it then notices only at --wait.
@@ -591,12 +631,12 @@ func TestMCPRealSupersedeByKey(t *testing.T) {
 	h.waitNoWindow(oldTitle, 5*time.Second)
 	h.click(newTitle, "approve")
 	n := awaitCall(t, newer, 30*time.Second)
-	if n.err == nil && n.out.Status == statusPending {
+	if n.err == nil && n.out.Status == StatusPending {
 		// The newer call's wait ran out while the older one was late: the
 		// retry contract collects the answer.
 		n = s.call("confirm", newArgs)
 	}
-	expectResult(t, n, statusApproved, "")
+	expectResult(t, n, StatusApproved, "")
 	if n.out.Key != o.out.Key {
 		t.Fatalf("one key, two identities: %s and %s", o.out.Key, n.out.Key)
 	}
@@ -624,11 +664,11 @@ func TestMCPRealCancelTool(t *testing.T) {
 	waiting := s.start("confirm", map[string]any{"key": "rotate-keys", "title": title, "message": "Rotate the keys?"})
 	h.waitWindow(title)
 	c := s.call("cancel", map[string]any{"key": "rotate-keys"})
-	expectResult(t, c, statusCancelled, mcpCancelDone)
+	expectResult(t, c, StatusCancelled, textCancelDone)
 	h.waitNoWindow(title, 5*time.Second)
-	expectResult(t, awaitCall(t, waiting, 30*time.Second), statusCancelled, mcpCancelled)
+	expectResult(t, awaitCall(t, waiting, 30*time.Second), StatusCancelled, textCancelled)
 	again := s.call("cancel", map[string]any{"key": "rotate-keys"})
-	expectResult(t, again, statusCancelled, "Nothing to cancel: the request already ended cancelled.")
+	expectResult(t, again, StatusCancelled, "Nothing to cancel: the request already ended cancelled.")
 }
 
 // A host that dies mid-call (its server's stdin closes) leaves the dialog
@@ -671,7 +711,7 @@ func TestMCPRealDisconnectLeavesDialogCollectable(t *testing.T) {
 
 	s := h.mcpConnect("--wait", "30s")
 	c := s.call("confirm", args)
-	expectResult(t, c, statusApproved, "")
+	expectResult(t, c, StatusApproved, "")
 	if !c.out.Remembered {
 		t.Fatalf("the answer was not collected from the store: %+v", c.out)
 	}
@@ -701,7 +741,7 @@ func TestMCPRealCancelledCallJoinsAgain(t *testing.T) {
 		t.Fatalf("%d windows after calling again", n)
 	}
 	h.click(title, "approve")
-	expectResult(t, awaitCall(t, joined, 30*time.Second), statusApproved, "The person approved.")
+	expectResult(t, awaitCall(t, joined, 30*time.Second), StatusApproved, "The person approved.")
 	if n := h.countEvents("requested"); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}

@@ -54,3 +54,5 @@ const (
 	msgDoctorNotFile     = "is not a regular file"
 	msgDoctorNotMine     = store.ProblemNotMine
 )
+
+const msgNoMCPProgram = "ask-confirm mcp runs the MCP server program " + mcpProgram + ", which is neither beside ask-confirm nor on PATH; scripts/run builds it as bin/" + mcpProgram + ", and go install github.com/ask-confirm/ask-confirm/cmd/" + mcpProgram + "@latest installs it"

@@ -182,7 +182,7 @@ asking again would show a new dialog.`,
 			r := a.collectable(rec)
 			if asJSON {
 				err = writeJSON(a.stdout, struct {
-					result
+					Result
 					Title string `json:"title"`
 				}{r, rec.Title})
 			} else {
@@ -199,10 +199,10 @@ asking again would show a new dialog.`,
 }
 
 // collectable returns what running rec's request again would report now.
-func (a *app) collectable(rec store.Record) result {
+func (a *app) collectable(rec store.Record) Result {
 	if rec.Status.Final() && !rec.FreshAt(a.now(), rec.Remember) {
-		return result{
-			Status: statusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
+		return Result{
+			Status: StatusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
 			RequestedAt: rec.RequestedAt, ShouldRetry: true,
 			Message: fmt.Sprintf(msgStale, rec.Status), RetryReason: msgStaleRetry,
 		}

@@ -20,7 +20,7 @@ func TestRealDialogApproveButton(t *testing.T) {
 	r := h.start("--json", "--title", h.title("RD-approve"), "--message", "Ship v2 to production?")
 	h.click(h.title("RD-approve"), "approve")
 	o := r.wait(30 * time.Second)
-	h.expect(o, 0, statusApproved)
+	h.expect(o, 0, StatusApproved)
 	if o.res.Remembered || !o.res.Rendered || o.res.AnsweredAt.IsZero() || len(o.res.Key) != 64 {
 		t.Fatalf("unexpected fields: %+v", o.res)
 	}
@@ -31,28 +31,28 @@ func TestRealDialogCancelButton(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--title", h.title("RD-cancel"), "--message", "Drop the table?")
 	h.click(h.title("RD-cancel"), "cancel")
-	h.expect(r.wait(30*time.Second), 1, statusDenied)
+	h.expect(r.wait(30*time.Second), 1, StatusDenied)
 }
 
 func TestRealDialogEscapeDenies(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--title", h.title("RD-esc"), "--message", "Rotate the keys?")
 	h.key(h.title("RD-esc"), "Escape")
-	h.expect(r.wait(30*time.Second), 1, statusDenied)
+	h.expect(r.wait(30*time.Second), 1, StatusDenied)
 }
 
 func TestRealDialogEnterPressesCancelByDefault(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--title", h.title("RD-enter"), "--message", "Enter must not approve")
 	h.key(h.title("RD-enter"), "Return")
-	h.expect(r.wait(30*time.Second), 1, statusDenied)
+	h.expect(r.wait(30*time.Second), 1, StatusDenied)
 }
 
 func TestRealDialogEnterApprovesWithDefaultApprove(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--default-approve", "--title", h.title("RD-enter-ok"), "--message", "Enter approves here")
 	h.key(h.title("RD-enter-ok"), "Return")
-	h.expect(r.wait(30*time.Second), 0, statusApproved)
+	h.expect(r.wait(30*time.Second), 0, StatusApproved)
 }
 
 // A slow person: the caller gives up with 3, the dialog stays, the answer is
@@ -61,7 +61,7 @@ func TestRealDialogPendingThenCollect(t *testing.T) {
 	h := newRealHarness(t)
 	args := []string{"--json", "--wait", "2s", "--title", h.title("RD-pending"), "--message", "Deploy when ready?"}
 	o := h.run(args...)
-	h.expect(o, 3, statusPending)
+	h.expect(o, 3, StatusPending)
 	if !o.res.ShouldRetry || o.res.AnsweredAt.IsZero() == false {
 		t.Fatalf("pending result: %+v", o.res)
 	}
@@ -73,7 +73,7 @@ func TestRealDialogPendingThenCollect(t *testing.T) {
 	h.waitNoWindow(h.title("RD-pending"), 5*time.Second)
 
 	o = h.run(args...)
-	h.expect(o, 0, statusApproved)
+	h.expect(o, 0, StatusApproved)
 	if !o.res.Remembered {
 		t.Fatalf("collected answer not marked remembered: %+v", o.res)
 	}
@@ -90,7 +90,7 @@ func TestRealDialogTimeoutExpires(t *testing.T) {
 	r := h.start("--json", "--timeout", "3s", "--title", h.title("RD-timeout"), "--message", "Nobody will answer")
 	h.waitWindow(h.title("RD-timeout"))
 	o := r.wait(30 * time.Second)
-	h.expect(o, 5, statusExpired)
+	h.expect(o, 5, StatusExpired)
 	h.waitNoWindow(h.title("RD-timeout"), 5*time.Second)
 }
 
@@ -104,8 +104,8 @@ func TestRealDialogConcurrentCallersShareOneWindow(t *testing.T) {
 		t.Fatalf("%d windows for one request", len(ws))
 	}
 	h.click(h.title("RD-twice"), "approve")
-	h.expect(a.wait(30*time.Second), 0, statusApproved)
-	h.expect(b.wait(30*time.Second), 0, statusApproved)
+	h.expect(a.wait(30*time.Second), 0, StatusApproved)
+	h.expect(b.wait(30*time.Second), 0, StatusApproved)
 	if n := h.countEvents("requested"); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
@@ -115,7 +115,7 @@ func TestRealDialogNoDisplay(t *testing.T) {
 	h := newRealHarness(t)
 	h.env = withoutEnv(h.env, "DISPLAY")
 	o := h.run("--json", "--wait", "30s", "--title", h.title("RD-headless"), "--message", "Anyone there?")
-	h.expect(o, 4, statusHeadless)
+	h.expect(o, 4, StatusHeadless)
 	t.Logf("no display answered 4 in %s", o.elapsed)
 	if o.elapsed > 5*time.Second {
 		t.Fatalf("took %s: a headless request must not wait", o.elapsed)
@@ -125,9 +125,9 @@ func TestRealDialogNoDisplay(t *testing.T) {
 	}
 
 	o = h.run("--json", "--if-headless", "deny", "--title", h.title("RD-headless"), "--message", "Anyone there?")
-	h.expect(o, 1, statusDenied)
+	h.expect(o, 1, StatusDenied)
 	o = h.run("--json", "--if-headless", "approve", "--title", h.title("RD-headless"), "--message", "Anyone there?")
-	h.expect(o, 0, statusApproved)
+	h.expect(o, 0, StatusApproved)
 	if !strings.Contains(o.stderr, "approved without asking") {
 		t.Fatalf("a headless approval must be announced on stderr: %q", o.stderr)
 	}
@@ -214,7 +214,7 @@ func TestRealDialogSurvivesCallerGroupKill(t *testing.T) {
 	h.click(h.title("RD-groupkill"), "approve")
 	h.waitNoWindow(h.title("RD-groupkill"), 5*time.Second)
 	o := h.run(args...)
-	h.expect(o, 0, statusApproved)
+	h.expect(o, 0, StatusApproved)
 	if !o.res.Remembered {
 		t.Fatalf("answer not collected from the store: %+v", o.res)
 	}
@@ -227,7 +227,7 @@ func TestRealDialogLiteralText(t *testing.T) {
 	r := h.start("--json", "--title", h.title("RD-literal"), "--message", "--help <b>bold</b> & <span foreground=\"red\">x</span>")
 	h.waitWindow(h.title("RD-literal"))
 	h.click(h.title("RD-literal"), "approve")
-	h.expect(r.wait(30*time.Second), 0, statusApproved)
+	h.expect(r.wait(30*time.Second), 0, StatusApproved)
 }
 
 func withoutEnv(env []string, name string) []string {

@@ -215,7 +215,7 @@ func TestReliabilityFileModes(t *testing.T) {
 	r := h.start("--json", "--message", "modes")
 	h.waitShown(1)
 	h.answer("approve")
-	h.expect(r.wait(30*time.Second), 0, statusApproved)
+	h.expect(r.wait(30*time.Second), 0, StatusApproved)
 	for _, dir := range []string{h.cacheDir(), h.locksDir(), filepath.Dir(h.locksDir())} {
 		checkMode(t, dir, 0o700|os.ModeDir)
 		entries, err := os.ReadDir(dir)

@@ -109,7 +109,7 @@ func TestReliabilityHerd(t *testing.T) {
 	failures, worst := 0, time.Duration(0)
 	for _, r := range runs {
 		o := r.wait(2 * time.Minute)
-		if o.code != 0 || o.res.Status != statusApproved {
+		if o.code != 0 || o.res.Status != StatusApproved {
 			failures++
 			t.Logf("caller: exit %d %s %s", o.code, o.stdout, o.stderr)
 		}

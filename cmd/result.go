@@ -9,9 +9,9 @@ import (
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
-// result is the outcome of one confirm invocation: what --json prints, and
+// Result is the outcome of one confirm invocation: what --json prints, and
 // what the one-line message and exit code are made from.
-type result struct {
+type Result struct {
 	Status      string    `json:"status"`
 	ExitCode    ExitCode  `json:"exit_code"`
 	Key         string    `json:"key"`
@@ -29,21 +29,21 @@ type result struct {
 
 // The status words of --json.
 const (
-	statusApproved   = "approved"
-	statusDenied     = "denied"
-	statusCancelled  = "cancelled"
-	statusPending    = "pending"
-	statusExpired    = "expired"
-	statusHeadless   = "headless"
-	statusFailed     = "failed"
-	statusSuperseded = "superseded"
-	statusError      = "error"
+	StatusApproved   = "approved"
+	StatusDenied     = "denied"
+	StatusCancelled  = "cancelled"
+	StatusPending    = "pending"
+	StatusExpired    = "expired"
+	StatusHeadless   = "headless"
+	StatusFailed     = "failed"
+	StatusSuperseded = "superseded"
+	StatusError      = "error"
 )
 
 // fromRecord turns the record of this invocation's own request into a
 // result. Only a record whose status is Approved gives exit 0.
-func fromRecord(rec store.Record, remembered bool) result {
-	r := result{
+func fromRecord(rec store.Record, remembered bool) Result {
+	r := Result{
 		Key:         rec.Identity,
 		Remembered:  remembered,
 		Rendered:    !rec.ShownAt.IsZero(),
@@ -53,29 +53,29 @@ func fromRecord(rec store.Record, remembered bool) result {
 	}
 	switch rec.Status {
 	case store.Approved:
-		r.Status, r.ExitCode = statusApproved, ExitApproved
+		r.Status, r.ExitCode = StatusApproved, ExitApproved
 		r.Message = msgApproved
 	case store.Denied:
-		r.Status, r.ExitCode = statusDenied, ExitDenied
+		r.Status, r.ExitCode = StatusDenied, ExitDenied
 		r.Message = msgDenied
 	case store.Cancelled:
-		r.Status, r.ExitCode = statusCancelled, ExitDenied
+		r.Status, r.ExitCode = StatusCancelled, ExitDenied
 		r.Message = msgCancelled
 	case store.Expired:
-		r.Status, r.ExitCode = statusExpired, ExitExpired
+		r.Status, r.ExitCode = StatusExpired, ExitExpired
 		r.Message = msgExpired
 	case store.Superseded:
-		r.Status, r.ExitCode = statusSuperseded, ExitSuperseded
+		r.Status, r.ExitCode = StatusSuperseded, ExitSuperseded
 		r.Message = msgSuperseded
 	case store.Failed:
-		r.Status, r.ExitCode = statusFailed, ExitFailed
+		r.Status, r.ExitCode = StatusFailed, ExitFailed
 		r.Message = fmt.Sprintf(msgFailed, rec.Reason)
 	case store.Requested, store.Shown:
-		r.Status, r.ExitCode = statusPending, ExitPending
+		r.Status, r.ExitCode = StatusPending, ExitPending
 		r.Message, r.ShouldRetry, r.RetryReason = msgPending, true, msgRetryReason
 		r.AnsweredAt = time.Time{}
 	default:
-		r.Status, r.ExitCode = statusError, ExitInternal
+		r.Status, r.ExitCode = StatusError, ExitInternal
 		r.Message = fmt.Sprintf(msgUnknownStatus, rec.Status)
 	}
 	if remembered && r.ExitCode != ExitInternal {
@@ -84,20 +84,20 @@ func fromRecord(rec store.Record, remembered bool) result {
 	return r
 }
 
-func errorResult(key string, code ExitCode, err error) result {
-	return result{Status: statusError, ExitCode: code, Key: key, Message: err.Error()}
+func errorResult(key string, code ExitCode, err error) Result {
+	return Result{Status: StatusError, ExitCode: code, Key: key, Message: err.Error()}
 }
 
 // print writes the result: the JSON object on stdout with --json, and a one
 // line summary on stderr otherwise. Stdout carries nothing but the JSON. A
 // hint goes to stderr either way: it is for the person reading the log.
-func (r result) print(stdout, stderr io.Writer, asJSON bool) error {
+func (r Result) print(stdout, stderr io.Writer, asJSON bool) error {
 	var err error
 	if asJSON {
 		err = json.NewEncoder(stdout).Encode(r)
 	} else {
 		prefix := "ask-confirm: "
-		if r.Status == statusError {
+		if r.Status == StatusError {
 			prefix += "error: "
 		} else if r.ExitCode != ExitApproved && r.ExitCode != ExitDenied && r.ExitCode != ExitPending {
 			prefix += r.Status + ": "
@@ -109,3 +109,7 @@ func (r result) print(stdout, stderr io.Writer, asJSON bool) error {
 	}
 	return err
 }
+
+// Hint says what to do next, if anything; the command line prints it after
+// the message.
+func (r Result) Hint() string { return r.hint }

@@ -21,18 +21,29 @@ func Main() int {
 	return a.execute(newRootCommand(a), os.Args[1:])
 }
 
-// execute runs root and turns the outcome into an exit code, printing any
-// error that has not been printed yet.
+// execute runs root, the confirm command, and turns the outcome into an
+// exit code, printing any error that has not been printed yet.
 func (a *app) execute(root *cobra.Command, args []string) int {
-	root.SetArgs(args)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
-	ran, err := root.ExecuteC()
+	ran, err := a.run(root, args)
 	if help := ran.Flags().Lookup("help"); err == nil && ran == root && (help == nil || !help.Changed) {
 		// The confirm command always reports its outcome as an exitError;
 		// a bare nil from it would be a bug, and must not read as approval.
 		err = errors.New("the confirm command ended without an outcome")
 	}
+	return a.exit(args, err)
+}
+
+// run runs root with args and returns the command that ran.
+func (a *app) run(root *cobra.Command, args []string) (*cobra.Command, error) {
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	return root.ExecuteC()
+}
+
+// exit turns a command's error into the exit code, printing it unless it is
+// an exitError, whose explanation has been printed already.
+func (a *app) exit(args []string, err error) int {
 	var ee *exitError
 	if err != nil && !errors.As(err, &ee) {
 		code := exitCodeFor(err)
@@ -82,7 +93,7 @@ type confirmOptions struct {
 	ifHeadless string
 	json       bool
 	// watch, if set, follows the wait (a countdown, progress notices).
-	watch waitWatcher
+	watch Watcher
 }
 
 func newRootCommand(a *app) *cobra.Command {
@@ -190,7 +201,7 @@ func (a *app) runConfirm(c *cobra.Command, o *confirmOptions) error {
 }
 
 // report prints r and returns the error that carries its exit code.
-func (a *app) report(r result, asJSON bool) error {
+func (a *app) report(r Result, asJSON bool) error {
 	if err := r.print(a.stdout, a.stderr, asJSON); err != nil && r.ExitCode == ExitApproved {
 		// An approval nobody could read is no approval.
 		return &exitError{ExitInternal}

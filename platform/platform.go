@@ -133,3 +133,9 @@ func InterruptHolder(pid int) error { return interruptHolder(pid) }
 // KillOrphanedDialog ends the dialog process left behind by holder pid after
 // the holder itself died. Call it only after seeing that holder's lock free.
 func KillOrphanedDialog(pid int) { killOrphanedDialog(pid) }
+
+// Exec runs the program at path with argv (argv[0] is its name) in place of
+// this process, with the same standard streams and environment. On Unix the
+// process is replaced and Exec returns only on failure; on Windows the
+// program runs as a child and Exec returns its exit code once it ends.
+func Exec(path string, argv []string) (code int, err error) { return execProgram(path, argv) }

@@ -117,3 +117,7 @@ func unixDetach() (bool, string) {
 }
 
 func openToOthers(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }
+
+func execProgram(path string, argv []string) (int, error) {
+	return 0, syscall.Exec(path, argv, os.Environ())
+}

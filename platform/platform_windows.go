@@ -109,3 +109,14 @@ func fromWindows(v windows.Verdict) Session {
 // openToOthers is false on Windows, as the store assumes: permission bits
 // are not the access control there.
 func openToOthers(fs.FileInfo) bool { return false }
+
+func execProgram(path string, argv []string) (int, error) {
+	c := exec.Command(path, argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	return 0, err
+}

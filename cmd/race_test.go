@@ -1,0 +1,6 @@
+//go:build race
+
+package cmd
+
+// raceBuild is true when this test binary uses the race detector.
+const raceBuild = true
