@@ -109,15 +109,26 @@ func (f *cliFixture) spawnCount() int {
 	return len(f.spawns)
 }
 
-// runRaw runs ask-confirm with args in process and returns its exit code
-// and output, failing the test if it does not end within 30 s.
+// runRaw runs ask-confirm with args in process, as Main does, and returns
+// its exit code and output, failing the test if it does not end within 30 s.
 func (f *cliFixture) runRaw(args ...string) cliRun {
+	f.t.Helper()
+	return f.runWith(args, f.a.main)
+}
+
+// runTree is runRaw through the command tree even where Main would take the
+// quick path.
+func (f *cliFixture) runTree(args ...string) cliRun {
+	f.t.Helper()
+	return f.runWith(args, func(args []string) int { return f.a.execute(newRootCommand(f.a), args) })
+}
+
+func (f *cliFixture) runWith(args []string, run func([]string) int) cliRun {
 	f.t.Helper()
 	f.stdout.Reset()
 	f.stderr.Reset()
-	root := newRootCommand(f.a)
 	done := make(chan int, 1)
-	go func() { done <- f.a.execute(root, args) }()
+	go func() { done <- run(args) }()
 	select {
 	case code := <-done:
 		return cliRun{code: code, stdout: f.stdout.String(), stderr: f.stderr.String()}

@@ -89,10 +89,6 @@ const holderStartGrace = 10 * time.Second
 func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 	req := o.req
 	id, content := req.Identity(), req.ContentHash()
-	payload, err := json.Marshal(req)
-	if err != nil {
-		return errorResult(id, ExitInternal, err)
-	}
 	if err := store.EnsureDir(a.paths.Locks); err != nil {
 		return a.storeError(id, err)
 	}
@@ -108,6 +104,7 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 	var released <-chan struct{}
 	for {
 		var s sighting
+		var err error
 		s.first = first
 		s.rec, s.found, err = a.store.Get(id)
 		if err != nil {
@@ -146,7 +143,7 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 			if !a.detect().CanAsk {
 				return a.headless(o, id)
 			}
-			started, err := a.spawn(o, s, content, payload, attempt, lockPath)
+			started, err := a.spawn(o, s, content, attempt, lockPath)
 			if err != nil {
 				return a.storeError(id, err)
 			}
@@ -243,7 +240,12 @@ func dialogUntil(s sighting, content string, fallback time.Time) time.Time {
 // spawn starts a holder for the request, unless another caller is already
 // starting one. It re-checks the record under the identity's lock, so an
 // answer that landed since the waiter looked is never overwritten.
-func (a *app) spawn(o *confirmOptions, seen sighting, content string, payload []byte, attempt int, lockPath string) (bool, error) {
+func (a *app) spawn(o *confirmOptions, seen sighting, content string, attempt int, lockPath string) (bool, error) {
+	// Encoded here, not per look: a remembered answer never needs it.
+	payload, err := json.Marshal(o.req)
+	if err != nil {
+		return false, err
+	}
 	lock, ok, err := platform.TryLock(lockPath)
 	if err != nil || !ok {
 		return false, err

@@ -101,7 +101,7 @@ func TestRealDialogSupersedeByKey(t *testing.T) {
 	h.click(newTitle, "approve")
 	o := newer.wait(30 * time.Second)
 	h.expect(o, 0, StatusApproved)
-	if got := h.events(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered"}) {
+	if got := h.eventsBesideRenderRetries(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered"}) {
 		t.Fatalf("history: %v", got)
 	}
 	if st := h.status("release"); st.Status != StatusApproved || st.ExitCode != 0 {
@@ -129,7 +129,7 @@ func TestRealDialogCancelCommand(t *testing.T) {
 	if st := h.status(list[0].Identity); st.Status != StatusCancelled || st.ExitCode != 1 {
 		t.Fatalf("status after cancel: %+v", st)
 	}
-	if got := h.events(w.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "cancelled"}) {
+	if got := h.eventsBesideRenderRetries(w.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "cancelled"}) {
 		t.Fatalf("history: %v", got)
 	}
 
@@ -165,7 +165,7 @@ func TestRealDialogForgetShowsANewDialog(t *testing.T) {
 	h.click(title, "cancel")
 	o = r.wait(30 * time.Second)
 	h.expect(o, 1, StatusDenied)
-	if got := h.events(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "answered", "reused", "requested", "shown", "answered"}) {
+	if got := h.eventsBesideRenderRetries(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "answered", "reused", "requested", "shown", "answered"}) {
 		t.Fatalf("history: %v", got)
 	}
 }
@@ -200,6 +200,23 @@ func (h *harness) events(identity string) []string {
 		if e["identity"] == identity {
 			kinds = append(kinds, e["event"].(string))
 		}
+	}
+	return kinds
+}
+
+// eventsBesideRenderRetries is events without the render failures the
+// product retried by itself. GNOME zenity now and then exits on its own
+// within 0.4 s of starting; the holder records that as "failed" and the
+// waiter asks again ("requested"). That retry is ask-confirm working as
+// designed, and the tests using this are about everything else.
+func (h *harness) eventsBesideRenderRetries(identity string) []string {
+	var kinds []string
+	for _, k := range h.events(identity) {
+		if n := len(kinds); k == "requested" && n >= 2 && kinds[n-2] == "shown" && kinds[n-1] == "failed" {
+			kinds = kinds[:n-2]
+			continue
+		}
+		kinds = append(kinds, k)
 	}
 	return kinds
 }

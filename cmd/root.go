@@ -3,32 +3,65 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
 // Main runs ask-confirm with the process's arguments and returns its exit
 // code.
-func Main() int {
-	a := newApp()
-	return a.execute(newRootCommand(a), os.Args[1:])
+func Main() int { return newApp().main(os.Args[1:]) }
+
+// main runs ask-confirm with args. An invocation of the confirm command
+// with nothing but its flags (no subcommand, no stray word, no --help)
+// runs without the command tree: building it costs about a tenth of a
+// remembered answer's whole process. Anything else, a flag error included,
+// goes through the command tree, which gives the same outcome for what the
+// quick path runs and the one wording for every error.
+func (a *app) main(args []string) int {
+	if err, ok := a.quickConfirm(args); ok {
+		return a.exit(args, err)
+	}
+	return a.execute(newRootCommand(a), args)
 }
+
+// quickConfirm runs the confirm command when args hold only its flags and
+// parse without error; ok is false, with nothing done, otherwise.
+func (a *app) quickConfirm(args []string) (err error, ok bool) {
+	f := pflag.NewFlagSet("ask-confirm", pflag.ContinueOnError)
+	f.SetOutput(io.Discard)
+	f.Usage = func() {}
+	o := &confirmOptions{}
+	o.define(f)
+	if f.Parse(args) != nil || f.NArg() > 0 {
+		return nil, false
+	}
+	if err = a.runConfirm(context.Background(), f, o); err == nil {
+		err = errNoOutcome
+	}
+	return err, true
+}
+
+// errNoOutcome stands in for a nil error from the confirm command, which
+// always reports its outcome as an exitError: a bare nil would be a bug,
+// and must not read as approval.
+var errNoOutcome = errors.New("the confirm command ended without an outcome")
 
 // execute runs root, the confirm command, and turns the outcome into an
 // exit code, printing any error that has not been printed yet.
 func (a *app) execute(root *cobra.Command, args []string) int {
 	ran, err := a.run(root, args)
 	if help := ran.Flags().Lookup("help"); err == nil && ran == root && (help == nil || !help.Changed) {
-		// The confirm command always reports its outcome as an exitError;
-		// a bare nil from it would be a bug, and must not read as approval.
-		err = errors.New("the confirm command ended without an outcome")
+		err = errNoOutcome
 	}
 	return a.exit(args, err)
 }
@@ -124,10 +157,20 @@ Exit codes:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runConfirm(c, o)
+			return a.runConfirm(c.Context(), c.Flags(), o)
 		},
 	}
-	f := c.Flags()
+	o.define(c.Flags())
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.AddCommand(newVersionCommand(), newHoldCommand(a),
+		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
+		newGCCommand(a), newHistoryCommand(a), newMCPCommand(a), newDoctorCommand(a))
+	return c
+}
+
+// define defines the confirm command's flags on f, for the command tree
+// and for the quick path alike.
+func (o *confirmOptions) define(f *pflag.FlagSet) {
 	f.StringVar(&o.req.Title, "title", dialog.DefaultTitle, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
 	f.StringVar(&o.req.Message, "message", "", fmt.Sprintf("the question to ask (required; at most %d bytes; shown literally, never as markup)", dialog.MaxMessageBytes))
 	f.StringVar(&o.req.OKLabel, "ok-label", "Approve", fmt.Sprintf("label of the approve button (at most %d bytes)", dialog.MaxLabelBytes))
@@ -144,11 +187,6 @@ Exit codes:
 	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
 	f.SortFlags = false
 
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	c.AddCommand(newVersionCommand(), newHoldCommand(a),
-		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
-		newGCCommand(a), newHistoryCommand(a), newMCPCommand(a), newDoctorCommand(a))
-	return c
 }
 
 // validate checks everything about the invocation that does not need the
@@ -176,13 +214,14 @@ func (o *confirmOptions) validate() error {
 	return nil
 }
 
-func (a *app) runConfirm(c *cobra.Command, o *confirmOptions) error {
-	if !c.Flags().Changed("message") {
+// runConfirm runs the confirm command once its flags, f, are parsed into o.
+func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOptions) error {
+	if !f.Changed("message") {
 		r := errorResult("", ExitUsage, errors.New("--message is required"))
 		r.hint = hintFlag
 		return a.report(r, o.json)
 	}
-	if !c.Flags().Changed("scope") {
+	if !f.Changed("scope") {
 		wd, err := os.Getwd()
 		if err != nil {
 			return a.report(errorResult("", ExitInternal, fmt.Errorf("finding the working directory for --scope: %w", err)), o.json)
@@ -197,7 +236,7 @@ func (a *app) runConfirm(c *cobra.Command, o *confirmOptions) error {
 	if a.progress != nil {
 		o.watch = countdown{a.progress}
 	}
-	return a.report(a.confirm(c.Context(), o), o.json)
+	return a.report(a.confirm(ctx, o), o.json)
 }
 
 // report prints r and returns the error that carries its exit code.

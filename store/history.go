@@ -15,7 +15,8 @@ import (
 // current file becomes history.jsonl.1, replacing an older one.
 const MaxHistoryBytes = 4 << 20
 
-// Event is one line of the audit history.
+// Event is one line of the audit history. AppendEvent writes it with
+// appendEventJSON, which must stay in step with these fields and tags.
 type Event struct {
 	Time     time.Time `json:"time"`
 	Event    string    `json:"event"`
@@ -35,9 +36,9 @@ type Event struct {
 // path, creating it (0600) and its directory (0700) as needed, and rotating
 // it once it passes MaxHistoryBytes.
 func AppendEvent(path string, e Event) error {
-	line, err := json.Marshal(e)
+	line, err := appendEventJSON(make([]byte, 0, 512), &e)
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding history event: %w", err)
 	}
 	line = append(line, '\n')
 	if err := EnsureDir(filepath.Dir(path)); err != nil {

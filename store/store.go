@@ -5,7 +5,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,7 +18,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// bucket holds one JSON Record per identity.
+// bucket holds one encoded Record per identity (see encodeRecord).
 var bucket = []byte("requests")
 
 // DefaultLockTimeout bounds how long one operation waits for another
@@ -122,9 +121,9 @@ func (s *Store) Update(id string, fn func(rec *Record, found bool) (write bool, 
 		}
 		rec.Identity = id
 		rec.Version++
-		buf, err := json.Marshal(rec)
+		buf, err := encodeRecord(&rec)
 		if err != nil {
-			return err
+			return fmt.Errorf("encoding the record: %w", err)
 		}
 		return b.Put([]byte(id), buf)
 	})
@@ -157,13 +156,6 @@ func (s *Store) Delete(drop func(Record) bool) (int, error) {
 		return nil
 	})
 	return n, err
-}
-
-func decode(v []byte, r *Record) error {
-	if err := json.Unmarshal(v, r); err != nil {
-		return fmt.Errorf("%w: undecodable record: %v", ErrCorrupt, err)
-	}
-	return nil
 }
 
 func (s *Store) view(fn func(*bolt.Bucket) error) error {

@@ -564,12 +564,23 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
-// undecodable records: not JSON at all, and JSON whose fields have the wrong
-// types. The second kind decodes partly; none of it may leak out.
+// undecodable records: not a known format at all, JSON whose fields have
+// the wrong types, and fresh approvals in the binary form cut short or with
+// a byte too many. All but the first decode partly; none of it may leak out.
 var undecodable = map[string][]byte{
 	"not JSON": []byte("\x00\x01garbage"),
 	"wrong field type": []byte(fmt.Sprintf(`{"status":"approved","ended_at":%q,"content_hash":"h","attempt":"one"}`,
 		time.Now().UTC().Format(time.RFC3339Nano))),
+	"binary cut short":            freshApproval()[:len(freshApproval())-1],
+	"binary with a byte too many": append(freshApproval(), 0),
+}
+
+func freshApproval() []byte {
+	b, err := encodeRecord(&Record{Identity: "bad", Status: Approved, EndedAt: time.Now(), Remember: time.Hour})
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func TestUndecodableRecordIsNeverReturned(t *testing.T) {

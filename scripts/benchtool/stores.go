@@ -74,7 +74,7 @@ func fillStore(src, dst string, n int, endedAt time.Time, tag string) error {
 		}
 		slices.Sort(ids)
 		for _, id := range ids {
-			v, err := json.Marshal(store.Record{
+			v, err := store.MarshalRecord(store.Record{
 				Identity: id, ContentHash: id, Title: "Deploy", Request: payload,
 				Status: store.Approved, Attempt: 1, HolderPID: 4242,
 				RequestedAt: endedAt.Add(-3 * time.Second), ShownAt: endedAt.Add(-2 * time.Second),

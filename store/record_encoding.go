@@ -1,0 +1,343 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Records are kept in bbolt in a binary form written and read by hand:
+// encoding/json builds its reflection caches on first use, which cost a
+// one-shot process more than the rest of reading a remembered answer.
+//
+// Format 1, every field always present, in Record's field order:
+//
+//	byte     0x01, the format (a JSON record, as earlier versions wrote, starts with '{')
+//	string   Identity, ContentHash, Title      uvarint length, then the bytes as they are
+//	bytes    Request                           uvarint length+1, then the bytes; 0 is nil
+//	string   Status, Reason
+//	varint   Attempt, HolderPID
+//	time     RequestedAt, ShownAt, EndedAt, Deadline
+//	varint   Remember (nanoseconds)
+//	string   MessageHash
+//	varint   CallerPID
+//	string   CallerDir
+//	uvarint  Version
+//	string   CancelRequest
+//
+// A time is one tag byte: 0 for the zero time and nothing follows; 1 for a
+// UTC time and 2 for one with a zone offset, followed by a varint of Unix
+// seconds, a uvarint of nanoseconds and, for 2 only, a varint of the zone
+// offset in seconds. A decoded time gets the location the JSON form gave
+// it: UTC for offset 0, Local where Local had that offset at that instant,
+// otherwise an unnamed fixed zone. Times the JSON form could not hold (a
+// year outside 0 to 9999 or an offset of a day or more) are refused on
+// both sides, so any record that is written also decodes.
+//
+// Strings are kept byte for byte, unlike the JSON form, which replaced
+// invalid UTF-8 with U+FFFD; nil and empty Request stay apart, as in JSON.
+const recordFormat1 = 0x01
+
+const (
+	timeZero   = 0
+	timeUTC    = 1
+	timeOffset = 2
+)
+
+// The Unix seconds of 0000-01-01 and 10000-01-01 UTC, widened by a day for
+// the zone offset; the exact year is checked in the time's own zone.
+const (
+	minTimeSec = -62167219200 - 86400
+	maxTimeSec = 253402300800 + 86400
+)
+
+// errRecordTime is returned when a record holds a time the JSON form could
+// not have held.
+var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone offset of a day or more")
+
+// MarshalRecord returns the bytes Update stores for r. It is for tools
+// that fill a store in bulk, in one bbolt transaction (scripts/benchtool);
+// ask-confirm itself writes through Update only.
+func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
+
+// encodeRecord returns r in the current binary format. It fails only for a
+// time that the JSON form refused as well.
+func encodeRecord(r *Record) ([]byte, error) {
+	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
+		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest)
+	b := make([]byte, 0, n)
+	b = append(b, recordFormat1)
+	b = appendLenString(b, r.Identity)
+	b = appendLenString(b, r.ContentHash)
+	b = appendLenString(b, r.Title)
+	if r.Request == nil {
+		b = append(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(r.Request))+1)
+		b = append(b, r.Request...)
+	}
+	b = appendLenString(b, string(r.Status))
+	b = appendLenString(b, r.Reason)
+	b = binary.AppendVarint(b, int64(r.Attempt))
+	b = binary.AppendVarint(b, int64(r.HolderPID))
+	for _, t := range [...]time.Time{r.RequestedAt, r.ShownAt, r.EndedAt, r.Deadline} {
+		var err error
+		if b, err = appendTime(b, t); err != nil {
+			return nil, err
+		}
+	}
+	b = binary.AppendVarint(b, int64(r.Remember))
+	b = appendLenString(b, r.MessageHash)
+	b = binary.AppendVarint(b, int64(r.CallerPID))
+	b = appendLenString(b, r.CallerDir)
+	b = binary.AppendUvarint(b, r.Version)
+	b = appendLenString(b, string(r.CancelRequest))
+	return b, nil
+}
+
+func appendLenString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	if t.IsZero() {
+		return append(b, timeZero), nil
+	}
+	_, off := t.Zone()
+	if !timeFits(t, off) {
+		return nil, fmt.Errorf("%w: %v", errRecordTime, t)
+	}
+	if off == 0 {
+		b = append(b, timeUTC)
+	} else {
+		b = append(b, timeOffset)
+	}
+	b = binary.AppendVarint(b, t.Unix())
+	b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
+	if off != 0 {
+		b = binary.AppendVarint(b, int64(off))
+	}
+	return b, nil
+}
+
+// timeFits reports whether the JSON form, RFC 3339, could hold t.
+func timeFits(t time.Time, off int) bool {
+	y := t.Year()
+	return 0 <= y && y <= 9999 && -86400 < off && off < 86400
+}
+
+// decode reads a record in either form into r. Any damage, including bytes
+// left over after the last field, is reported as ErrCorrupt, and r is left
+// untouched.
+func decode(v []byte, r *Record) error {
+	var rec Record
+	var err error
+	switch {
+	case len(v) > 0 && v[0] == recordFormat1:
+		rec, err = decodeRecord(v)
+	case len(v) > 0 && v[0] == '{':
+		rec, err = decodeJSONRecord(v)
+	case len(v) == 0:
+		err = errors.New("empty value")
+	default:
+		err = fmt.Errorf("unknown format %#x", v[0])
+	}
+	if err != nil {
+		return fmt.Errorf("%w: undecodable record: %v", ErrCorrupt, err)
+	}
+	*r = rec
+	return nil
+}
+
+// decodeJSONRecord reads a record as versions before format 1 wrote it. It
+// is apart from decode so that only this path puts a Record on the heap.
+func decodeJSONRecord(v []byte) (Record, error) {
+	var rec Record
+	err := json.Unmarshal(v, &rec)
+	return rec, err
+}
+
+// decodeRecord reads a record in format 1. It never panics and allocates no
+// more than twice len(v), whatever the lengths it reads claim.
+func decodeRecord(v []byte) (Record, error) {
+	d := recordDecoder{buf: v, off: 1, text: string(v)}
+	var r Record
+	r.Identity = d.string()
+	r.ContentHash = d.string()
+	r.Title = d.string()
+	r.Request = d.bytes()
+	r.Status = Status(d.string())
+	r.Reason = d.string()
+	r.Attempt = d.int()
+	r.HolderPID = d.int()
+	r.RequestedAt = d.time()
+	r.ShownAt = d.time()
+	r.EndedAt = d.time()
+	r.Deadline = d.time()
+	r.Remember = time.Duration(d.varint())
+	r.MessageHash = d.string()
+	r.CallerPID = d.int()
+	r.CallerDir = d.string()
+	r.Version = d.uvarint()
+	r.CancelRequest = Status(d.string())
+	if d.err == nil && d.off != len(d.buf) {
+		d.fail("%d bytes after the last field", len(d.buf)-d.off)
+	}
+	if d.err != nil {
+		return Record{}, d.err
+	}
+	return r, nil
+}
+
+// recordDecoder reads the fields of one record. The first problem is kept in
+// err and makes every later read return a zero value.
+type recordDecoder struct {
+	buf []byte
+	off int
+	// text is buf as one string, so that all string fields share a single
+	// copy of the bytes, which bbolt owns only for the transaction.
+	text string
+	err  error
+}
+
+func (d *recordDecoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("at byte %d: "+format, append([]any{d.off}, args...)...)
+	}
+}
+
+func (d *recordDecoder) u8() byte {
+	if d.err != nil {
+		return 0
+	}
+	if d.off >= len(d.buf) {
+		d.fail("truncated")
+		return 0
+	}
+	c := d.buf[d.off]
+	d.off++
+	return c
+}
+
+func (d *recordDecoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(d.buf[d.off:])
+	if n <= 0 {
+		d.fail("truncated or overlong varint")
+		return 0
+	}
+	d.off += n
+	return x
+}
+
+func (d *recordDecoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(d.buf[d.off:])
+	if n <= 0 {
+		d.fail("truncated or overlong varint")
+		return 0
+	}
+	d.off += n
+	return x
+}
+
+func (d *recordDecoder) int() int {
+	x := d.varint()
+	if int64(int(x)) != x {
+		d.fail("%d does not fit an int", x)
+		return 0
+	}
+	return int(x)
+}
+
+// span reads a length of n bytes and returns where they start, after
+// checking that they are there.
+func (d *recordDecoder) span(n uint64) int {
+	if d.err != nil {
+		return 0
+	}
+	if n > uint64(len(d.buf)-d.off) {
+		d.fail("length %d runs past the end", n)
+		return 0
+	}
+	start := d.off
+	d.off += int(n)
+	return start
+}
+
+func (d *recordDecoder) string() string {
+	n := d.uvarint()
+	start := d.span(n)
+	if d.err != nil {
+		return ""
+	}
+	return d.text[start:d.off]
+}
+
+func (d *recordDecoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n == 0 {
+		return nil
+	}
+	start := d.span(n - 1)
+	if d.err != nil {
+		return nil
+	}
+	return append([]byte{}, d.buf[start:d.off]...)
+}
+
+func (d *recordDecoder) time() time.Time {
+	tag := d.u8()
+	if d.err != nil || tag == timeZero {
+		return time.Time{}
+	}
+	if tag != timeUTC && tag != timeOffset {
+		d.fail("unknown time tag %d", tag)
+		return time.Time{}
+	}
+	sec := d.varint()
+	nsec := d.uvarint()
+	var off int64
+	if tag == timeOffset {
+		off = d.varint()
+		if d.err == nil && (off == 0 || off <= -86400 || off >= 86400) {
+			d.fail("zone offset %d", off)
+		}
+	}
+	if d.err != nil {
+		return time.Time{}
+	}
+	if nsec >= 1e9 || sec < minTimeSec || sec > maxTimeSec {
+		d.fail("time %d.%d out of range", sec, nsec)
+		return time.Time{}
+	}
+	t := time.Unix(sec, int64(nsec)).UTC()
+	if off != 0 {
+		t = inZone(t, int(off))
+	}
+	// The zero time has its own tag; taking it here would not survive
+	// being written again.
+	if t.IsZero() || !timeFits(t, int(off)) {
+		d.fail("time %d.%d%+d out of range", sec, nsec, off)
+		return time.Time{}
+	}
+	return t
+}
+
+// inZone returns t in the location that parsing its RFC 3339 form with
+// offset off gives, as encoding/json did: Local if Local had that offset at
+// that instant, otherwise an unnamed fixed zone.
+func inZone(t time.Time, off int) time.Time {
+	lt := t.In(time.Local)
+	if _, o := lt.Zone(); o == off {
+		return lt
+	}
+	return t.In(time.FixedZone("", off))
+}
