@@ -286,6 +286,9 @@ func (b *bench) p1() error {
 	b.note("- hello world: %s", spread(sr))
 	b.note("- difference of medians: %s\n", fmtMs(so.median-sr.median))
 	b.hyperfine(ce, env)
+	if err := b.p1Profile(ce.dir, env); err != nil {
+		b.note("No profile: %v\n", err)
+	}
 	return nil
 }
 
