@@ -28,27 +28,29 @@ func Main() int { return newApp().main(os.Args[1:]) }
 // goes through the command tree, which gives the same outcome for what the
 // quick path runs and the one wording for every error.
 func (a *app) main(args []string) int {
-	if err, ok := a.quickConfirm(args); ok {
-		return a.exit(args, err)
+	if code, ok := a.quickConfirm(args); ok {
+		return code
 	}
 	return a.execute(newRootCommand(a), args)
 }
 
-// quickConfirm runs the confirm command when args hold only its flags and
-// parse without error; ok is false, with nothing done, otherwise.
-func (a *app) quickConfirm(args []string) (err error, ok bool) {
+// quickConfirm runs the confirm command and returns its exit code when args
+// hold only its flags and parse without error; ok is false, with nothing
+// done, otherwise.
+func (a *app) quickConfirm(args []string) (code int, ok bool) {
 	f := pflag.NewFlagSet("ask-confirm", pflag.ContinueOnError)
 	f.SetOutput(io.Discard)
 	f.Usage = func() {}
 	o := &confirmOptions{}
 	o.define(f)
 	if f.Parse(args) != nil || f.NArg() > 0 {
-		return nil, false
+		return 0, false
 	}
-	if err = a.runConfirm(context.Background(), f, o); err == nil {
+	err := a.runConfirm(context.Background(), f, o)
+	if err == nil {
 		err = errNoOutcome
 	}
-	return err, true
+	return a.exit(args, err), true
 }
 
 // errNoOutcome stands in for a nil error from the confirm command, which
@@ -186,7 +188,6 @@ func (o *confirmOptions) define(f *pflag.FlagSet) {
 	f.StringVar(&o.ifHeadless, "if-headless", "fail", "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
 	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
 	f.SortFlags = false
-
 }
 
 // validate checks everything about the invocation that does not need the

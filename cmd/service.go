@@ -149,7 +149,8 @@ const (
 // Cancel closes the open dialog of the request named by key, as ask-confirm
 // cancel does: the request can only end as a denial. It returns the
 // request's outcome afterwards and, for AlreadyEnded, the status it had
-// ended with. A key that names no request is an error satisfying IsUsage.
+// ended with. A key that names no request is an error satisfying IsUsage;
+// a failure to cancel is a Result with ExitInternal, never an answer.
 func (s *Service) Cancel(key string) (Result, CancelOutcome, store.Status, error) {
 	rec, err := s.a.resolve(key)
 	if err != nil {
