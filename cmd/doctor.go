@@ -30,10 +30,13 @@ type doctorReport struct {
 	BackendPath    string      `json:"backend_path,omitempty"`
 	BackendVersion string      `json:"backend_version,omitempty"`
 	Holder         holderCheck `json:"holder"`
-	Paths          []pathCheck `json:"paths"`
-	Notes          []string    `json:"notes"`
-	ExitCode       ExitCode    `json:"exit_code"`
-	Message        string      `json:"message"`
+	// MCPServer is the ask-confirm-mcp that ask-confirm mcp would run, or
+	// empty when there is none.
+	MCPServer string      `json:"mcp_server"`
+	Paths     []pathCheck `json:"paths"`
+	Notes     []string    `json:"notes"`
+	ExitCode  ExitCode    `json:"exit_code"`
+	Message   string      `json:"message"`
 
 	hint string
 }
@@ -72,6 +75,8 @@ would appear on, the dialog backend and its version, how a holder is
 detached from its caller, and ask-confirm's files with their permissions.
 It creates nothing and shows no dialog.
 
+It also names the MCP server program that ask-confirm mcp would run.
+
 Exit codes: 0 when a person can be asked here, 4 when nobody can (with a
 hint), 8 when a directory ask-confirm would use is unsafe.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -104,6 +109,9 @@ func (a *app) doctor(p platform.Report) doctorReport {
 		Holder:         holderCheck{CanDetach: p.CanDetach, How: p.Detach},
 		Notes:          append([]string{}, p.Notes...),
 	}
+	// Not having the MCP server matters only to agent hosts; it does not
+	// change the outcome.
+	r.MCPServer, _ = findMCPProgram()
 	stateDir := filepath.Dir(a.paths.History)
 	r.Paths = []pathCheck{
 		checkPath("answers", a.paths.DB, false),
@@ -215,6 +223,11 @@ func (r doctorReport) printTable(out io.Writer) error {
 		holder = "cannot be detached: "
 	}
 	line("holder", holder+r.Holder.How)
+	if r.MCPServer != "" {
+		line("mcp server", r.MCPServer)
+	} else {
+		line("mcp server", msgDoctorNoMCP)
+	}
 	for _, pc := range r.Paths {
 		v := pc.Path + ": "
 		switch {

@@ -77,6 +77,9 @@ func TestDoctorWithDisplay(t *testing.T) {
 	if holder, _ := rep["holder"].(map[string]any); holder["can_detach"] != true || !strings.Contains(holder["how"].(string), "setsid") {
 		t.Errorf("holder = %v, want it detachable with setsid", rep["holder"])
 	}
+	if rep["mcp_server"] != "" {
+		t.Errorf("mcp_server = %v, want none: PATH holds only the dialog program", rep["mcp_server"])
+	}
 	answers := pathEntry(t, rep, "answers")
 	if answers["path"] != filepath.Join(h.dir, "cache", "ask-confirm", "answers.db") || answers["exists"] != false || answers["safe"] != true {
 		t.Errorf("answers = %v, want the harness's store, not there yet, safe", answers)
@@ -87,7 +90,7 @@ func TestDoctorWithDisplay(t *testing.T) {
 	if o.code != int(ExitApproved) {
 		t.Fatalf("doctor exited %d, want 0\nstderr: %s", o.code, o.stderr)
 	}
-	for _, want := range []string{"session", "x11", "zenity 3.44.0 (" + prog + ")", "can ask", "yes"} {
+	for _, want := range []string{"session", "x11", "zenity 3.44.0 (" + prog + ")", "mcp server", "none beside ask-confirm", "can ask", "yes"} {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("stdout does not mention %q:\n%s", want, o.stdout)
 		}
@@ -98,6 +101,21 @@ func TestDoctorWithDisplay(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(h.dir, dir)); !os.IsNotExist(err) {
 			t.Errorf("doctor created %s: %v", dir, err)
 		}
+	}
+}
+
+// doctor names the MCP server program that ask-confirm mcp would run.
+func TestDoctorFindsTheMCPServer(t *testing.T) {
+	h := newFakeHarness(t)
+	withDialogProgram(h, "zenity", "3.44.0")
+	server := filepath.Join(filepath.Dir(h.exe), mcpProgram)
+	h.env = mcpServerEnv(t, h.env)
+	if _, err := os.Stat(server); err == nil {
+		t.Fatalf("%s exists beside the test's ask-confirm; the test needs it found on PATH", server)
+	}
+	o, rep := doctorJSON(h)
+	if got, _ := rep["mcp_server"].(string); filepath.Base(got) != mcpProgram || filepath.Dir(got) != mcpServer.dir {
+		t.Fatalf("mcp_server = %v, want the one on PATH in %s\nstderr: %s", rep["mcp_server"], mcpServer.dir, o.stderr)
 	}
 }
 

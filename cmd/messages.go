@@ -53,6 +53,7 @@ const (
 	msgDoctorNotDir      = store.ProblemNotDir
 	msgDoctorNotFile     = "is not a regular file"
 	msgDoctorNotMine     = store.ProblemNotMine
+	msgDoctorNoMCP       = "none beside ask-confirm or on PATH (only ask-confirm mcp needs it)"
 )
 
 const msgNoMCPProgram = "ask-confirm mcp runs the MCP server program " + mcpProgram + ", which is neither beside ask-confirm nor on PATH; scripts/run builds it as bin/" + mcpProgram + ", and go install github.com/ask-confirm/ask-confirm/cmd/" + mcpProgram + "@latest installs it"

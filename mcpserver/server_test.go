@@ -1,0 +1,51 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/cmd"
+)
+
+// Only an approval reads as a yes to the model; every other status tells it
+// not to go on, or to ask again.
+func TestConfirmTextOnlyApprovalReadsAsYes(t *testing.T) {
+	at := time.Date(2026, 11, 22, 15, 4, 5, 0, time.UTC)
+	for _, status := range []string{
+		cmd.StatusApproved, cmd.StatusDenied, cmd.StatusCancelled, cmd.StatusPending, cmd.StatusExpired,
+		cmd.StatusSuperseded, cmd.StatusHeadless, cmd.StatusFailed, cmd.StatusError, "some future status",
+	} {
+		for _, remembered := range []bool{false, true} {
+			text := confirmText(cmd.Result{Status: status, Remembered: remembered, AnsweredAt: at, Message: "the CLI's message"})
+			yes := strings.HasPrefix(text, "The person approved")
+			switch {
+			case status == cmd.StatusApproved && !yes:
+				t.Errorf("%s (remembered %v): %q does not read as approval", status, remembered, text)
+			case status != cmd.StatusApproved && yes:
+				t.Errorf("%s (remembered %v): %q reads as approval", status, remembered, text)
+			case status == cmd.StatusPending && !strings.Contains(text, "Call confirm again with the same arguments"):
+				t.Errorf("pending: %q does not say how to collect the answer", text)
+			case status != cmd.StatusApproved && status != cmd.StatusPending && !strings.Contains(strings.ToLower(text), "do not proceed"):
+				t.Errorf("%s (remembered %v): %q does not say not to proceed", status, remembered, text)
+			}
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute:             "5m",
+		40 * time.Second:            "40s",
+		90 * time.Second:            "1m30s",
+		24 * time.Hour:              "24h",
+		time.Hour + 30*time.Minute:  "1h30m",
+		2*time.Hour + 5*time.Second: "2h0m5s",
+		1500 * time.Millisecond:     "1.5s",
+		168 * time.Hour:             "168h",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
