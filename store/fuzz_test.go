@@ -61,10 +61,15 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if v[0] == '{' {
 			// The JSON form can hold the zero instant in another zone;
-			// the binary form keeps any zero time as time.Time{}.
+			// the binary form keeps any zero time as time.Time{}. And
+			// like json.Marshal, which writes offset 0 as "Z", it keeps
+			// offset 0 as UTC, where parsing "+00:00" gave Local on a
+			// machine whose zone has that offset then.
 			for _, p := range []*time.Time{&r.RequestedAt, &r.ShownAt, &r.EndedAt, &r.Deadline} {
-				if p.IsZero() {
+				if _, off := p.Zone(); p.IsZero() {
 					*p = time.Time{}
+				} else if off == 0 {
+					*p = p.UTC()
 				}
 			}
 		}
