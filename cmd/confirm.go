@@ -241,16 +241,17 @@ func dialogUntil(s sighting, content string, fallback time.Time) time.Time {
 // starting one. It re-checks the record under the identity's lock, so an
 // answer that landed since the waiter looked is never overwritten.
 func (a *app) spawn(o *confirmOptions, seen sighting, content string, attempt int, lockPath string) (bool, error) {
-	// Encoded here, not per look: a remembered answer never needs it.
-	payload, err := json.Marshal(o.req)
-	if err != nil {
-		return false, err
-	}
 	lock, ok, err := platform.TryLock(lockPath)
 	if err != nil || !ok {
 		return false, err
 	}
 	defer lock.Release()
+	// Encoded here, by the one caller that starts the holder: a remembered
+	// answer never needs it.
+	payload, err := json.Marshal(o.req)
+	if err != nil {
+		return false, err
+	}
 	if seen.found && seen.rec.HolderPID != 0 && !seen.rec.Status.Final() {
 		// We hold the lock, so that holder is dead; its dialog may not be.
 		platform.KillOrphanedDialog(seen.rec.HolderPID)

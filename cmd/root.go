@@ -38,6 +38,11 @@ func (a *app) main(args []string) int {
 // hold only its flags and parse without error; ok is false, with nothing
 // done, otherwise.
 func (a *app) quickConfirm(args []string) (code int, ok bool) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		// A subcommand or a stray word: not the confirm command's flags
+		// alone, so defining them here would be wasted.
+		return 0, false
+	}
 	f := pflag.NewFlagSet("ask-confirm", pflag.ContinueOnError)
 	f.SetOutput(io.Discard)
 	f.Usage = func() {}

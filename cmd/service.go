@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/store"
@@ -58,34 +58,23 @@ func NewService(o ServiceOptions, stderr io.Writer) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding the working directory for the default scope: %w", err)
 	}
-	root := newRootCommand(a)
-	flag := func(name string) string {
-		if f := root.Flags().Lookup(name); f != nil {
-			return f.DefValue
-		}
-		err = errors.Join(err, fmt.Errorf("the confirm command has no --%s flag", name))
-		return ""
-	}
+	// The confirm command's flag definitions set its defaults.
+	var d confirmOptions
+	d.define(pflag.NewFlagSet("ask-confirm", pflag.ContinueOnError))
 	s := &Service{a: a, base: confirmOptions{
 		req: dialog.Request{
-			Title:       flag("title"),
-			OKLabel:     flag("ok-label"),
-			CancelLabel: flag("cancel-label"),
-			Icon:        flag("icon"),
+			Title:       d.req.Title,
+			OKLabel:     d.req.OKLabel,
+			CancelLabel: d.req.CancelLabel,
+			Icon:        d.req.Icon,
 			Scope:       wd,
 		},
 		wait:       o.Wait,
 		timeout:    o.Timeout,
 		remember:   o.Remember,
+		retries:    d.retries,
 		ifHeadless: "fail",
 	}}
-	retries := flag("retries")
-	if err != nil {
-		return nil, err
-	}
-	if s.base.retries, err = strconv.Atoi(retries); err != nil {
-		return nil, fmt.Errorf("reading the default of --retries: %w", err)
-	}
 	// The settings are bounded exactly as a call's options are: check them
 	// as part of a call that asks something.
 	probe := s.base
