@@ -218,7 +218,16 @@ func TestDialogsInGroup(t *testing.T) {
 	if len(got) != 1 || got[0] != pid {
 		t.Fatalf("DialogsInGroup(%d) = %v, want [%d]", pid, got, pid)
 	}
-	if other := DialogsInGroup(syscall.Getpgrp()); len(other) != 0 {
-		t.Fatalf("the test's own group holds no dialog program, got %v", other)
+	// A group of the test's own making without a dialog program: not the
+	// test's group, which it shares with other packages' tests, and those
+	// run dialog programs.
+	plain := exec.Command("/bin/sleep", "30")
+	plain.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := plain.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { plain.Process.Kill(); plain.Wait() }()
+	if other := DialogsInGroup(plain.Process.Pid); len(other) != 0 {
+		t.Fatalf("a group holding only sleep holds dialog programs %v", other)
 	}
 }
