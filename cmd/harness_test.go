@@ -283,6 +283,28 @@ func (h *harness) countEvents(kind string) int {
 	return n
 }
 
+// dialogsRequested counts the "requested" events that asked for a dialog,
+// leaving out the ones that retried a render failure: a dialog program that
+// exited on its own before its window could appear ("failed" with
+// msgEarlyExit). GNOME zenity now and then does that under Xvfb; the retry
+// is the same request's dialog, not a second one.
+func (h *harness) dialogsRequested() int {
+	n := 0
+	last := map[any]map[string]any{}
+	for _, e := range h.history() {
+		prev := last[e["identity"]]
+		last[e["identity"]] = e
+		if e["event"] != "requested" {
+			continue
+		}
+		if prev != nil && prev["event"] == "failed" && prev["reason"] == msgEarlyExit {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
 // --- scripted dialogs ---
 
 // fakeCalls returns the PIDs of every scripted zenity started so far.

@@ -603,7 +603,7 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 	if !c.out.Remembered {
 		t.Fatalf("collected answer not marked remembered: %+v", c.out)
 	}
-	if n := h.countEvents("requested"); n != 1 {
+	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 	expectResult(t, s.call("status", map[string]any{"key": c.out.Key[:8]}), StatusApproved, "")
@@ -715,7 +715,7 @@ func TestMCPRealDisconnectLeavesDialogCollectable(t *testing.T) {
 	if !c.out.Remembered {
 		t.Fatalf("the answer was not collected from the store: %+v", c.out)
 	}
-	if n := h.countEvents("requested"); n != 1 {
+	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 }
@@ -742,7 +742,7 @@ func TestMCPRealCancelledCallJoinsAgain(t *testing.T) {
 	}
 	h.click(title, "approve")
 	expectResult(t, awaitCall(t, joined, 30*time.Second), StatusApproved, "The person approved.")
-	if n := h.countEvents("requested"); n != 1 {
+	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 }

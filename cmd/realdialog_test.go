@@ -80,7 +80,7 @@ func TestRealDialogPendingThenCollect(t *testing.T) {
 	if ws := h.windows(h.title("RD-pending")); len(ws) != 0 {
 		t.Fatalf("collecting the answer opened a window: %v", ws)
 	}
-	if n := h.countEvents("requested"); n != 1 {
+	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 }
@@ -106,7 +106,7 @@ func TestRealDialogConcurrentCallersShareOneWindow(t *testing.T) {
 	h.click(h.title("RD-twice"), "approve")
 	h.expect(a.wait(30*time.Second), 0, StatusApproved)
 	h.expect(b.wait(30*time.Second), 0, StatusApproved)
-	if n := h.countEvents("requested"); n != 1 {
+	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 }

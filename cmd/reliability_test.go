@@ -116,7 +116,7 @@ func TestReliabilityHerd(t *testing.T) {
 		worst = max(worst, r.ended.Sub(clicked))
 	}
 	report(t, fmt.Sprintf("herd: %d callers, one dialog, one click", n), n, failures, worst)
-	if got := h.countEvents("requested"); got != 1 {
+	if got := h.dialogsRequested(); got != 1 {
 		t.Fatalf("%d dialogs requested for one request", got)
 	}
 
@@ -134,7 +134,7 @@ func TestReliabilityHerd(t *testing.T) {
 		worst = max(worst, o.elapsed)
 	}
 	report(t, fmt.Sprintf("herd: %d callers of a remembered answer", n), n, failures, worst)
-	if ws := h.windows(title); len(ws) != 0 || h.countEvents("requested") != 1 {
+	if ws := h.windows(title); len(ws) != 0 || h.dialogsRequested() != 1 {
 		t.Fatalf("the remembered herd opened a dialog")
 	}
 	t.Logf("remembered herd finished in %s", time.Since(start))
