@@ -26,6 +26,7 @@ import (
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
+	"github.com/gofrs/flock"
 )
 
 // cliFixture is one in-process ask-confirm with a private store.
@@ -602,6 +603,81 @@ func TestCLIHolderThatNeverRuns(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Every caller and waiter tests the identity's lock with a brief shared
+// lock, so a new request's first start can lose the lock to one of them.
+// A lost race is not a newer request replacing this one: the request is
+// still made once the lock is free. CI once saw the newer of two keyed
+// requests exit 7 this way, just after it had superseded the older one.
+func TestCLILostLockRaceIsNotASupersede(t *testing.T) {
+	f := newCLIFixture(t)
+	f.seed(cliRequest("Tag v1?", "/repo", "release"), store.Superseded, time.Second)
+	req := cliRequest("Tag v2 instead?", "/repo", "release")
+	id := req.Identity()
+	// The fake holder approves the request it was started for, as a click
+	// would.
+	f.a.startHolder = func(argv []string, lock platform.Lock) error {
+		f.mu.Lock()
+		f.spawns = append(f.spawns, append([]string(nil), argv...))
+		f.mu.Unlock()
+		_, err := f.a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+			rec.Status, rec.EndedAt = store.Approved, time.Now()
+			return true, nil
+		})
+		return err
+	}
+	released := holdSharedLock(t, f.a.paths, id, 200*time.Millisecond)
+	r := f.run("--json", "--scope", "/repo", "--key", "release", "--message", "Tag v2 instead?", "--wait", "10s")
+	<-released
+	f.expectCode(r, ExitApproved)
+	if n := f.spawnCount(); n != 1 {
+		t.Fatalf("holder started %d times, want 1", n)
+	}
+	if got := f.spawns[0][3]; got != req.ContentHash() {
+		t.Fatalf("the holder was started for content %s, want this request's %s", got, req.ContentHash())
+	}
+}
+
+// When the wait ends before a start that lost the lock race could be
+// retried, the caller reports its request as not yet started (pending),
+// never the outcome of the older request with the same key, even an
+// approval.
+func TestCLILostLockRaceAtTheDeadlineIsPending(t *testing.T) {
+	f := newCLIFixture(t)
+	f.fixClock(cliNow)
+	f.seed(cliRequest("Tag v1?", "/repo", "release"), store.Approved, time.Second)
+	req := cliRequest("Tag v2 instead?", "/repo", "release")
+	released := holdSharedLock(t, f.a.paths, req.Identity(), 500*time.Millisecond)
+	r := f.run("--json", "--scope", "/repo", "--key", "release", "--message", "Tag v2 instead?", "--wait", "0")
+	<-released
+	f.expectCode(r, ExitPending)
+	if !r.res.ShouldRetry || r.res.Rendered {
+		t.Fatalf("result %+v, want a pending request to retry", r.res)
+	}
+	if n := f.spawnCount(); n != 0 {
+		t.Fatalf("holder started %d times while the lock was held", n)
+	}
+}
+
+// holdSharedLock takes identity id's lock shared, as a waiter testing it
+// does, for d; the returned channel closes once it is let go.
+func holdSharedLock(t *testing.T, paths store.Paths, id string, d time.Duration) <-chan struct{} {
+	t.Helper()
+	if err := store.EnsureDir(paths.Locks); err != nil {
+		t.Fatal(err)
+	}
+	l := flock.New(paths.LockFile(id))
+	if ok, err := l.TryRLock(); err != nil || !ok {
+		t.Fatalf("taking the lock shared: %v %v", ok, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(d)
+		l.Unlock()
+	}()
+	return done
 }
 
 func TestCLIJSONIsOneLineForEveryOutcome(t *testing.T) {

@@ -115,13 +115,16 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 		}
 		next, attempt := decide(s, content, a.now(), o.remember, maxAttempts)
 		if lastLook && (next == stepWait || next == stepSpawn) {
-			if !s.found {
-				// Another caller holds the lock and is starting the holder.
+			if !s.found || s.rec.ContentHash != content {
+				// Another caller holds the lock and is starting a holder, or
+				// this request's own start lost the lock: what the store
+				// holds is not this request's outcome.
 				return Result{Status: StatusPending, ExitCode: ExitPending, Key: id,
 					Message: msgPending, ShouldRetry: true, RetryReason: msgStarting}
 			}
 			return fromRecord(s.rec, false)
 		}
+		acted := true
 		switch next {
 		case stepReturn:
 			if first {
@@ -148,11 +151,17 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 				return a.storeError(id, err)
 			}
 			if !started {
-				// Another caller took the lock first: look again shortly.
+				// Another caller took the lock first, or a waiter was
+				// testing it. Nothing was done on this look, so the next one
+				// is still a first look: an older request with this key
+				// still in the store has not replaced this one.
+				acted = false
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
-		first = false
+		if acted {
+			first = false
+		}
 		left := deadline.Sub(a.now())
 		switch {
 		case left <= 0:
