@@ -617,10 +617,11 @@ func TestCLILostLockRaceIsNotASupersede(t *testing.T) {
 	id := req.Identity()
 	// The fake holder approves the request it was started for, as a click
 	// would.
+	recordStart := f.a.startHolder
 	f.a.startHolder = func(argv []string, lock platform.Lock) error {
-		f.mu.Lock()
-		f.spawns = append(f.spawns, append([]string(nil), argv...))
-		f.mu.Unlock()
+		if err := recordStart(argv, lock); err != nil {
+			return err
+		}
 		_, err := f.a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 			rec.Status, rec.EndedAt = store.Approved, time.Now()
 			return true, nil

@@ -284,23 +284,23 @@ func (h *harness) countEvents(kind string) int {
 }
 
 // dialogsRequested counts the "requested" events that asked for a dialog,
-// leaving out the ones that retried a render failure: a dialog program that
-// exited on its own before its window could appear ("failed" with
-// msgEarlyExit). GNOME zenity now and then does that under Xvfb; the retry
-// is the same request's dialog, not a second one.
+// leaving out the retries of render failures (eventsBesideRenderRetries):
+// GNOME zenity now and then exits on its own under Xvfb before its window
+// appears, and the retry is the same request's dialog, not a second one.
 func (h *harness) dialogsRequested() int {
 	n := 0
-	last := map[any]map[string]any{}
+	seen := map[string]bool{}
 	for _, e := range h.history() {
-		prev := last[e["identity"]]
-		last[e["identity"]] = e
-		if e["event"] != "requested" {
+		id, _ := e["identity"].(string)
+		if seen[id] {
 			continue
 		}
-		if prev != nil && prev["event"] == "failed" && prev["reason"] == msgEarlyExit {
-			continue
+		seen[id] = true
+		for _, k := range h.eventsBesideRenderRetries(id) {
+			if k == "requested" {
+				n++
+			}
 		}
-		n++
 	}
 	return n
 }
