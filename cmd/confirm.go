@@ -40,10 +40,26 @@ type sighting struct {
 	first bool
 }
 
+// reuse says how long a new invocation takes an ended request's answer
+// instead of asking again.
+type reuse struct {
+	// remember is how long after it ended an answer is returned to every
+	// identical request.
+	remember time.Duration
+	// collectWithin is how long after it ended an answer that no caller has
+	// received yet is returned to the next identical request, once.
+	collectWithin time.Duration
+}
+
+// returns reports whether a new invocation takes rec's answer at now.
+func (k reuse) returns(rec store.Record, now time.Time) bool {
+	return rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin)
+}
+
 // decide is the request lifecycle seen from one waiter. It is pure, so the
 // whole table of cases is tested directly. attempt is the attempt number for
 // stepSpawn.
-func decide(s sighting, content string, now time.Time, remember time.Duration, maxAttempts int) (next step, attempt int) {
+func decide(s sighting, content string, now time.Time, keep reuse, maxAttempts int) (next step, attempt int) {
 	rec := s.rec
 	switch {
 	case !s.found:
@@ -59,7 +75,7 @@ func decide(s sighting, content string, now time.Time, remember time.Duration, m
 		return stepSpawn, 1
 	case rec.Status == store.Failed && rec.Attempt < maxAttempts:
 		return stepSpawn, rec.Attempt + 1
-	case rec.Status.Final() && (!s.first || rec.FreshAt(now, remember)):
+	case rec.Status.Final() && (!s.first || keep.returns(rec, now)):
 		return stepReturn, 0
 	case rec.Status.Final():
 		return stepSpawn, 1
@@ -113,12 +129,13 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 		if s.alive, err = holderAlive(lockPath); err != nil {
 			return a.storeError(id, err)
 		}
-		next, attempt := decide(s, content, a.now(), o.remember, maxAttempts)
+		next, attempt := decide(s, content, a.now(), o.reuse(), maxAttempts)
 		if lastLook && (next == stepWait || next == stepSpawn) {
-			if !s.found || s.rec.ContentHash != content {
+			if !s.found || s.rec.ContentHash != content || (s.first && s.rec.Status.Final()) {
 				// Another caller holds the lock and is starting a holder, or
 				// this request's own start lost the lock: what the store
-				// holds is not this request's outcome.
+				// holds is not this request's outcome. An ended request
+				// that decide did not return is an answer too old for it.
 				return Result{Status: StatusPending, ExitCode: ExitPending, Key: id,
 					Message: msgPending, ShouldRetry: true, RetryReason: msgStarting}
 			}
@@ -127,10 +144,13 @@ func (a *app) confirm(ctx context.Context, o *confirmOptions) Result {
 		acted := true
 		switch next {
 		case stepReturn:
-			if first {
-				a.logEventOrWarn("reused", s.rec, string(s.rec.Status), "")
+			r, ok := a.deliver(s.rec, first, o.reuse(), ctx.Err() == nil)
+			if ok {
+				return r
 			}
-			return fromRecord(s.rec, first)
+			// Another caller collected the answer first; this one is a new
+			// request again.
+			continue
 		case stepReplaced:
 			rec := s.rec
 			rec.Status, rec.EndedAt = store.Superseded, time.Time{}
@@ -274,18 +294,19 @@ func (a *app) spawn(o *confirmOptions, seen sighting, content string, attempt in
 			return false, changed
 		}
 		*rec = store.Record{
-			ContentHash: content,
-			Title:       o.req.Title,
-			Request:     payload,
-			MessageHash: messageHash(o.req.Message),
-			Status:      store.Requested,
-			Attempt:     attempt,
-			RequestedAt: now,
-			Deadline:    now.Add(o.timeout),
-			Remember:    o.remember,
-			CallerPID:   os.Getpid(),
-			CallerDir:   wd,
-			Version:     rec.Version,
+			ContentHash:   content,
+			Title:         o.req.Title,
+			Request:       payload,
+			MessageHash:   messageHash(o.req.Message),
+			Status:        store.Requested,
+			Attempt:       attempt,
+			RequestedAt:   now,
+			Deadline:      now.Add(o.timeout),
+			Remember:      o.remember,
+			CollectWithin: o.reuse().collectWithin,
+			CallerPID:     os.Getpid(),
+			CallerDir:     wd,
+			Version:       rec.Version,
 		}
 		return true, nil
 	})
@@ -308,6 +329,55 @@ func (a *app) spawn(o *confirmOptions, seen sighting, content string, attempt in
 	return true, nil
 }
 
+// deliver returns rec, an ended request that decide returned, as this
+// invocation's outcome. The first caller to receive an answer collects it:
+// from then on only --remember returns it again. collect is false when
+// nobody can receive the outcome any more (the caller went away), so the
+// answer stays for the next call. ok is false, with nothing returned, when
+// rec was this new invocation's only as an uncollected answer and another
+// caller collected it first: the invocation must look again.
+func (a *app) deliver(rec store.Record, first bool, keep reuse, collect bool) (r Result, ok bool) {
+	// late: a new invocation gets rec only because nobody has received it.
+	late := first && !rec.FreshAt(a.now(), keep.remember)
+	won := false
+	if rec.Uncollected && collect {
+		var err error
+		won, err = a.markCollected(rec)
+		switch {
+		case err != nil && late:
+			// Handing it out unrecorded could hand it out twice.
+			return a.storeError(rec.Identity, fmt.Errorf("recording that the answer was collected: %w", err)), true
+		case err != nil:
+			a.warn(fmt.Errorf("recording that the answer was collected: %w", err))
+		case !won && late:
+			return Result{}, false
+		}
+	}
+	switch {
+	case won && first:
+		a.logEventOrWarn("collected", rec, string(rec.Status), msgCollectedLate)
+	case won:
+		a.logEventOrWarn("collected", rec, string(rec.Status), "")
+	case first:
+		a.logEventOrWarn("reused", rec, string(rec.Status), "")
+	}
+	return fromRecord(rec, first), true
+}
+
+// markCollected records that rec's answer has reached a caller, unless the
+// record changed since rec was read. It reports whether it wrote.
+func (a *app) markCollected(rec store.Record) (bool, error) {
+	won := false
+	_, err := a.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.Version != rec.Version || !r.Uncollected {
+			return false, nil
+		}
+		r.Uncollected, won = false, true
+		return true, nil
+	})
+	return won && err == nil, err
+}
+
 // finish records a final state for the request with the given content,
 // unless it already ended or belongs to another holder. holderPID 0 matches
 // a record with no holder. It returns the record as stored.
@@ -318,6 +388,8 @@ func (a *app) finish(id, content string, holderPID int, status store.Status, rea
 			return false, nil
 		}
 		rec.Status, rec.Reason, rec.EndedAt = status, reason, a.now()
+		// A failure to show the dialog is not an answer to collect.
+		rec.Uncollected = status != store.Failed
 		wrote = true
 		return true, nil
 	})

@@ -32,6 +32,8 @@ func stepName(s step) string {
 var (
 	decideNow      = time.Date(2025, 11, 22, 13, 0, 0, 0, time.UTC)
 	decideRemember = 60 * time.Second
+	decideCollect  = 15 * time.Minute
+	decideReuse    = reuse{remember: decideRemember, collectWithin: decideCollect}
 )
 
 const (
@@ -140,7 +142,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			next, attempt := decide(c.s, decideContent, decideNow, decideRemember, decideAttempts)
+			next, attempt := decide(c.s, decideContent, decideNow, decideReuse, decideAttempts)
 			if next != c.want.next || (next == stepSpawn && attempt != c.want.attempt) {
 				t.Errorf("decide = %s (attempt %d), want %s (attempt %d)\nsighting: found=%v alive=%v first=%v status=%s content=%s attempt=%d",
 					stepName(next), attempt, stepName(c.want.next), c.want.attempt, c.s.found, c.s.alive, c.s.first, c.s.rec.Status, c.s.rec.ContentHash, c.s.rec.Attempt)
@@ -160,7 +162,7 @@ func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
 		store.Expired, store.Cancelled, store.Superseded, store.Failed,
 		"", "bogus",
 	}
-	ended := []time.Duration{-1, 0, time.Second, decideRemember, decideRemember + 1, 24 * time.Hour}
+	ended := []time.Duration{-1, 0, time.Second, decideRemember, decideRemember + 1, decideCollect, decideCollect + 1, 24 * time.Hour}
 	requested := []time.Duration{time.Second, time.Hour}
 	checked := 0
 	for _, status := range statuses {
@@ -171,35 +173,41 @@ func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
 						for _, attempt := range []int{0, 1, decideAttempts, decideAttempts + 1} {
 							for _, endedAgo := range ended {
 								for _, reqAgo := range requested {
-									rec := store.Record{Identity: "id", ContentHash: decideOther, Status: status, Attempt: attempt, RequestedAt: decideNow.Add(-reqAgo)}
-									if matching {
-										rec.ContentHash = decideContent
-									}
-									if endedAgo >= 0 {
-										rec.EndedAt = decideNow.Add(-endedAgo)
-									}
-									if !found {
-										rec = store.Record{}
-									}
-									s := sighting{rec: rec, found: found, alive: alive, first: first}
-									next, n := decide(s, decideContent, decideNow, decideRemember, decideAttempts)
-									checked++
-									where := fmt.Sprintf("status=%q found=%v alive=%v first=%v matching=%v attempt=%d endedAgo=%v requestedAgo=%v",
-										status, found, alive, first, matching, attempt, endedAgo, reqAgo)
-									if next == stepReturn {
-										switch {
-										case !found:
-											t.Fatalf("%s: returned an answer with no record", where)
-										case rec.ContentHash != decideContent:
-											t.Fatalf("%s: returned the answer of another request's content", where)
-										case !rec.Status.Final():
-											t.Fatalf("%s: returned a request that has not ended as its answer", where)
-										case first && !rec.FreshAt(decideNow, decideRemember):
-											t.Fatalf("%s: a new invocation reused an answer older than --remember", where)
+									for _, uncollected := range []bool{false, true} {
+										rec := store.Record{Identity: "id", ContentHash: decideOther, Status: status, Attempt: attempt, RequestedAt: decideNow.Add(-reqAgo), Uncollected: uncollected}
+										if matching {
+											rec.ContentHash = decideContent
 										}
-									}
-									if next == stepSpawn && n < 1 {
-										t.Fatalf("%s: spawn with attempt %d", where, n)
+										if endedAgo >= 0 {
+											rec.EndedAt = decideNow.Add(-endedAgo)
+										}
+										if !found {
+											rec = store.Record{}
+										}
+										s := sighting{rec: rec, found: found, alive: alive, first: first}
+										next, n := decide(s, decideContent, decideNow, decideReuse, decideAttempts)
+										checked++
+										where := fmt.Sprintf("status=%q found=%v alive=%v first=%v matching=%v attempt=%d endedAgo=%v requestedAgo=%v uncollected=%v",
+											status, found, alive, first, matching, attempt, endedAgo, reqAgo, uncollected)
+										if next == stepReturn {
+											switch {
+											case !found:
+												t.Fatalf("%s: returned an answer with no record", where)
+											case rec.ContentHash != decideContent:
+												t.Fatalf("%s: returned the answer of another request's content", where)
+											case !rec.Status.Final():
+												t.Fatalf("%s: returned a request that has not ended as its answer", where)
+											case first && !rec.FreshAt(decideNow, decideRemember) && !rec.Uncollected:
+												t.Fatalf("%s: a new invocation reused a collected answer older than --remember", where)
+											case first && !rec.FreshAt(decideNow, decideCollect):
+												t.Fatalf("%s: a new invocation took an answer older than --collect-within", where)
+											case first && !rec.FreshAt(decideNow, decideRemember) && rec.Status == store.Failed:
+												t.Fatalf("%s: a new invocation took a failure to render as an answer", where)
+											}
+										}
+										if next == stepSpawn && n < 1 {
+											t.Fatalf("%s: spawn with attempt %d", where, n)
+										}
 									}
 								}
 							}
@@ -211,5 +219,68 @@ func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Fatalf("only %d combinations checked", checked)
+	}
+}
+
+// TestDecideCollects is the rule of issue 12 as a table: for every ended
+// status, collected or not, and an end inside --remember, between
+// --remember and --collect-within, or past both, what a new invocation of
+// the same request does; and that a caller waiting on the request always
+// gets the answer that lands, whatever its age reads.
+func TestDecideCollects(t *testing.T) {
+	windows := []struct {
+		name     string
+		endedAgo time.Duration
+	}{
+		{"inside --remember", decideRemember / 2},
+		{"at --remember", decideRemember},
+		{"past --remember, inside --collect-within", decideRemember + time.Minute},
+		{"at --collect-within", decideCollect},
+		{"past --collect-within", decideCollect + time.Nanosecond},
+	}
+	answers := []store.Status{store.Approved, store.Denied, store.Expired, store.Cancelled, store.Superseded}
+	checked := 0
+	for _, status := range append(answers, store.Failed) {
+		for _, uncollected := range []bool{false, true} {
+			for _, w := range windows {
+				rec := decideRecord(status, 1, w.endedAgo)
+				rec.Uncollected = uncollected
+				inRemember := w.endedAgo <= decideRemember
+				inBound := w.endedAgo <= decideCollect
+				// The rule: an answer is returned to a new invocation within
+				// --remember, or, while nobody has received it, within the
+				// bound. A failure to render is never an answer.
+				wantReturn := status != store.Failed && (inRemember || (uncollected && inBound))
+				name := fmt.Sprintf("%s, uncollected=%v, %s", status, uncollected, w.name)
+				next, attempt := decide(sighting{rec: rec, found: true, first: true}, decideContent, decideNow, decideReuse, decideAttempts)
+				if got := next == stepReturn; got != wantReturn || (!got && (next != stepSpawn || attempt != 1)) {
+					t.Errorf("%s: a new invocation does %s (attempt %d), want return=%v", name, stepName(next), attempt, wantReturn)
+				}
+				// A caller that was waiting gets its own request's end.
+				next, _ = decide(sighting{rec: rec, found: true, first: false}, decideContent, decideNow, decideReuse, decideAttempts)
+				wantWaiting := stepReturn
+				if status == store.Failed {
+					wantWaiting = stepSpawn // attempt 1 of 3 failed to render: show it again
+				}
+				if next != wantWaiting {
+					t.Errorf("%s: a waiting caller does %s, want %s", name, stepName(next), stepName(wantWaiting))
+				}
+				// Another request's answer under the same key is never
+				// collected by this one.
+				next, _ = decide(sighting{rec: withContent(rec, decideOther), found: true, first: true}, decideContent, decideNow, decideReuse, decideAttempts)
+				if next == stepReturn {
+					t.Errorf("%s: a new invocation took another request's answer", name)
+				}
+				checked++
+			}
+		}
+	}
+	if checked != 6*2*len(windows) {
+		t.Fatalf("checked %d cases", checked)
+	}
+	// --collect-within below --remember counts as --remember.
+	rec := decideRecord(store.Approved, 1, decideRemember)
+	if next, _ := decide(sighting{rec: rec, found: true, first: true}, decideContent, decideNow, (&confirmOptions{remember: decideRemember}).reuse(), decideAttempts); next != stepReturn {
+		t.Errorf("with --collect-within 0 an answer inside --remember is not returned: %s", stepName(next))
 	}
 }

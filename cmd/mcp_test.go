@@ -642,17 +642,8 @@ func TestMCPRealSupersedeByKey(t *testing.T) {
 	}
 	// A dialog that failed to render is shown again (--retries): those
 	// attempts are no part of what this test is about.
-	var got []string
-	for _, e := range h.history() {
-		kind := e["event"].(string)
-		if len(got) > 0 && got[len(got)-1] == "requested" && kind == "failed" {
-			got = got[:len(got)-1]
-			t.Logf("a dialog failed to render and was shown again: %v", e["reason"])
-			continue
-		}
-		got = append(got, kind)
-	}
-	if !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered"}) {
+	got := dropSupersededCollection(h.eventsBesideRenderRetries(n.out.Key))
+	if !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered", "collected"}) {
 		t.Fatalf("history: %v", h.history())
 	}
 }

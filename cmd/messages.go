@@ -17,6 +17,8 @@ const (
 	msgFailed        = "the dialog could not be shown: %s"
 	msgUnknownStatus = "the store holds an unknown status %q"
 	msgRemembered    = "%s (remembered answer from %s)"
+	msgCollectedLate = "after its caller stopped waiting"
+	msgUncollected   = "no caller has collected it yet"
 
 	msgHeadless        = "nobody can be asked: %s"
 	hintHeadless       = "run where a display is available, or pass --if-headless deny (or approve) to decide without asking"

@@ -87,8 +87,12 @@ type entry struct {
 	EndedAt       time.Time `json:"ended_at,omitzero"`
 	Deadline      time.Time `json:"deadline"`
 	RememberUntil time.Time `json:"remember_until,omitzero"`
-	AgeSeconds    float64   `json:"age_seconds"`
-	LeftSeconds   float64   `json:"left_seconds"`
+	// Uncollected is true while no caller has received the answer; until
+	// CollectUntil the next identical request receives it.
+	Uncollected  bool      `json:"uncollected"`
+	CollectUntil time.Time `json:"collect_until,omitzero"`
+	AgeSeconds   float64   `json:"age_seconds"`
+	LeftSeconds  float64   `json:"left_seconds"`
 }
 
 func (a *app) entryFor(r store.Record) entry {
@@ -107,7 +111,13 @@ func (a *app) entryFor(r store.Record) entry {
 	}
 	if r.Status.Final() {
 		e.RememberUntil = r.EndedAt.Add(r.Remember)
-		e.LeftSeconds = max(0, e.RememberUntil.Sub(now).Seconds())
+		kept := e.RememberUntil
+		if r.Uncollected && r.Status != store.Failed {
+			e.Uncollected = true
+			e.CollectUntil = r.EndedAt.Add(max(r.CollectWithin, r.Remember))
+			kept = e.CollectUntil
+		}
+		e.LeftSeconds = max(0, kept.Sub(now).Seconds())
 	} else {
 		e.HolderAlive, _ = holderAlive(a.paths.LockFile(r.Identity))
 		e.LeftSeconds = max(0, r.Deadline.Sub(now).Seconds())
@@ -153,6 +163,9 @@ func (a *app) printEntries(entries []entry) error {
 		if !store.Status(e.Status).Final() && !e.HolderAlive {
 			status += " (holder gone)"
 		}
+		if e.Uncollected {
+			status += " (uncollected)"
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.Identity[:12], status,
 			seconds(e.AgeSeconds), seconds(e.LeftSeconds), e.Title)
 	}
@@ -171,8 +184,9 @@ func newStatusCommand(a *app) *cobra.Command {
 		Long: `Show one request. KEY is the identity (or a unique prefix of at least 4
 characters, as ask-confirm list shows it) or the --key it was asked with.
 The exit code is the one running the request again would give now: 0 only
-for an approval that is still remembered, 3 while the dialog is open or when
-asking again would show a new dialog.`,
+for an approval that is still remembered, or that no caller has collected
+yet within its --collect-within; 3 while the dialog is open or when asking
+again would show a new dialog. Looking does not collect the answer.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			rec, err := a.resolve(args[0])
@@ -180,13 +194,19 @@ asking again would show a new dialog.`,
 				return err
 			}
 			r := a.collectable(rec)
+			uncollected := a.entryFor(rec).Uncollected
 			if asJSON {
 				err = writeJSON(a.stdout, struct {
 					Result
-					Title string `json:"title"`
-				}{r, rec.Title})
+					Title       string `json:"title"`
+					Uncollected bool   `json:"uncollected"`
+				}{r, rec.Title, uncollected})
 			} else {
-				_, err = fmt.Fprintf(a.stdout, "%s  %s  %s\n", rec.Identity[:12], rec.Title, r.Message)
+				msg := r.Message
+				if uncollected {
+					msg += "; " + msgUncollected
+				}
+				_, err = fmt.Fprintf(a.stdout, "%s  %s  %s\n", rec.Identity[:12], rec.Title, msg)
 			}
 			if err != nil {
 				return err
@@ -198,9 +218,11 @@ asking again would show a new dialog.`,
 	return c
 }
 
-// collectable returns what running rec's request again would report now.
+// collectable returns what running rec's request again would report now,
+// by the reuse rules rec was asked with. It collects nothing.
 func (a *app) collectable(rec store.Record) Result {
-	if rec.Status.Final() && !rec.FreshAt(a.now(), rec.Remember) {
+	keep := reuse{remember: rec.Remember, collectWithin: rec.CollectWithin}
+	if rec.Status.Final() && !keep.returns(rec, a.now()) {
 		return Result{
 			Status: StatusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
 			RequestedAt: rec.RequestedAt, ShouldRetry: true,
@@ -281,13 +303,14 @@ func newForgetCommand(a *app) *cobra.Command {
 func newGCCommand(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "gc",
-		Short: "Remove expired records and unused lock files, and compact the store",
+		Short: "Remove records past --remember (and, while uncollected, --collect-within) and unused lock files, and compact the store",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			now := a.now()
 			n, err := a.store.Delete(func(r store.Record) bool {
 				if r.Status.Final() {
-					return now.Sub(r.EndedAt) > r.Remember
+					keep := reuse{remember: r.Remember, collectWithin: r.CollectWithin}
+					return !keep.returns(r, now)
 				}
 				// An open request past its deadline whose holder is gone
 				// will never be answered.

@@ -123,15 +123,25 @@ const (
 	maxRetries  = 5
 )
 
+// defaultCollectWithin is how long an answer nobody has received yet waits
+// for the request to be made again. It covers an answer given near the end
+// of the default 5-minute --timeout followed by a retry ten minutes later
+// (a coffee, an agent busy elsewhere), and is short enough that an approval
+// forgotten for longer than that does not surprise anyone.
+const defaultCollectWithin = 15 * time.Minute
+
 // confirmOptions are the root command's flags.
 type confirmOptions struct {
-	req        dialog.Request
-	wait       time.Duration
-	timeout    time.Duration
-	remember   time.Duration
-	retries    int
-	ifHeadless string
-	json       bool
+	req      dialog.Request
+	wait     time.Duration
+	timeout  time.Duration
+	remember time.Duration
+	// collectWithin bounds how long an answer nobody has received is kept
+	// for the next identical request; below remember it counts as remember.
+	collectWithin time.Duration
+	retries       int
+	ifHeadless    string
+	json          bool
 	// watch, if set, follows the wait (a countdown, progress notices).
 	watch Watcher
 }
@@ -146,10 +156,13 @@ func newRootCommand(a *app) *cobra.Command {
 The dialog outlives the caller: if nobody answers within --wait, ask-confirm
 exits 3 (pending) and the dialog stays up until --timeout. Running the same
 command again collects the answer, or joins the dialog still open; there is
-never a second dialog for the same request.
+never a second dialog for the same request. An answer no caller has received
+yet is kept for the next identical request for --collect-within after it was
+given, whatever --remember says; once received, it is returned again only
+within --remember.
 
 Exit codes:
-  0  approved by a person (now, or within --remember)
+  0  approved by a person (now, collected later, or within --remember)
   1  denied: Cancel, Esc, window closed, or ask-confirm cancel
   2  usage error or invalid input
   3  pending: the dialog is still open; run the same command again
@@ -175,6 +188,11 @@ Exit codes:
 	return c
 }
 
+// reuse is how long the invocation takes an ended request's answer.
+func (o *confirmOptions) reuse() reuse {
+	return reuse{remember: o.remember, collectWithin: max(o.collectWithin, o.remember)}
+}
+
 // define defines the confirm command's flags on f, for the command tree
 // and for the quick path alike.
 func (o *confirmOptions) define(f *pflag.FlagSet) {
@@ -186,7 +204,8 @@ func (o *confirmOptions) define(f *pflag.FlagSet) {
 	f.BoolVar(&o.req.DefaultApprove, "default-approve", false, "make Approve the default button, so Enter approves (default: Cancel is the default button)")
 	f.DurationVar(&o.wait, "wait", 45*time.Second, "longest time this invocation blocks before exiting 3 (pending); 0 returns at once (0 to 24h)")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long the dialog stays open unanswered before it expires (above 0, at most 24h)")
-	f.DurationVar(&o.remember, "remember", 60*time.Second, "how long a final answer is returned to the same request without a new dialog (0 to 168h)")
+	f.DurationVar(&o.remember, "remember", 60*time.Second, "how long an answer, once some caller has received it, is returned again to the same request without a new dialog (0 to 168h)")
+	f.DurationVar(&o.collectWithin, "collect-within", defaultCollectWithin, "how long an answer that no caller has received yet (its caller stopped waiting) is kept for the next identical request, which receives it once; never less than --remember (0 to 168h)")
 	f.StringVar(&o.req.Scope, "scope", "", "what separates identical requests (default: the working directory)")
 	f.StringVar(&o.req.Key, "key", "", fmt.Sprintf("explicit identity; a new message under the same key supersedes the open dialog (at most %d bytes)", dialog.MaxKeyBytes))
 	f.IntVar(&o.retries, "retries", 2, fmt.Sprintf("how many times to show the dialog again when it fails to render or its holder dies (0 to %d)", maxRetries))
@@ -209,6 +228,8 @@ func (o *confirmOptions) validate() error {
 		return bad("--timeout", fmt.Sprintf("%s is outside (0, %s]", o.timeout, maxTimeout))
 	case o.remember < 0 || o.remember > maxRemember:
 		return bad("--remember", fmt.Sprintf("%s is outside 0 to %s", o.remember, maxRemember))
+	case o.collectWithin < 0 || o.collectWithin > maxRemember:
+		return bad("--collect-within", fmt.Sprintf("%s is outside 0 to %s", o.collectWithin, maxRemember))
 	case o.retries < 0 || o.retries > maxRetries:
 		return bad("--retries", fmt.Sprintf("%d is outside 0 to %d", o.retries, maxRetries))
 	}

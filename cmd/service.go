@@ -36,7 +36,10 @@ type Service struct {
 type ServiceOptions struct {
 	Wait     time.Duration // how long one call blocks before it reports pending
 	Timeout  time.Duration // how long a dialog stays open unanswered, unless a call gives its own
-	Remember time.Duration // how long a final answer is returned again
+	Remember time.Duration // how long a received answer is returned again
+	// CollectWithin is how long an answer nobody has received yet is kept
+	// for the next identical call; below Remember it counts as Remember.
+	CollectWithin time.Duration
 }
 
 // Defaults are what a call leaves out: the confirm command's defaults and
@@ -44,6 +47,8 @@ type ServiceOptions struct {
 type Defaults struct {
 	Request                 dialog.Request // Title, OKLabel, CancelLabel, Icon and Scope
 	Wait, Timeout, Remember time.Duration
+	// CollectWithin is the effective bound: never less than Remember.
+	CollectWithin time.Duration
 }
 
 // NewService checks o as the confirm command checks its flags and takes the
@@ -69,11 +74,12 @@ func NewService(o ServiceOptions, stderr io.Writer) (*Service, error) {
 			Icon:        d.req.Icon,
 			Scope:       wd,
 		},
-		wait:       o.Wait,
-		timeout:    o.Timeout,
-		remember:   o.Remember,
-		retries:    d.retries,
-		ifHeadless: "fail",
+		wait:          o.Wait,
+		timeout:       o.Timeout,
+		remember:      o.Remember,
+		collectWithin: o.CollectWithin,
+		retries:       d.retries,
+		ifHeadless:    "fail",
 	}}
 	// The settings are bounded exactly as a call's options are: check them
 	// as part of a call that asks something.
@@ -87,7 +93,8 @@ func NewService(o ServiceOptions, stderr io.Writer) (*Service, error) {
 
 // Defaults returns what a call leaves out.
 func (s *Service) Defaults() Defaults {
-	return Defaults{Request: s.base.req, Wait: s.base.wait, Timeout: s.base.timeout, Remember: s.base.remember}
+	return Defaults{Request: s.base.req, Wait: s.base.wait, Timeout: s.base.timeout, Remember: s.base.remember,
+		CollectWithin: s.base.reuse().collectWithin}
 }
 
 // Confirm asks req as one invocation of the confirm command, with the
@@ -193,6 +200,9 @@ func Execute(root *cobra.Command, args []string) int {
 
 // Version is the module version ask-confirm was built from.
 func Version() string { return moduleVersion() }
+
+// DefaultCollectWithin is the confirm command's --collect-within.
+const DefaultCollectWithin = defaultCollectWithin
 
 // MaxTimeout is the longest --timeout.
 const MaxTimeout = maxTimeout

@@ -58,7 +58,7 @@ const (
 
 	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, in a dialog on their screen. Call confirm before any step that needs a human's consent.
 
-A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the dialog is still open: call confirm again, promptly, with exactly the same arguments to collect the answer. That never opens a second dialog; repeat until the status is no longer pending. Once the person answers, the answer is kept for %s: a call with the same arguments in that window returns it without a new dialog.
+A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the dialog is still open: call confirm again with exactly the same arguments to collect the answer. That never opens a second dialog; repeat until the status is no longer pending. An answer given while no call was waiting is kept for the next call with the same arguments for %s after it was given. Once a call has received an answer, calls with the same arguments get it again for %s without a new dialog.
 
 Only "approved" means yes. "denied", "cancelled", "expired", "headless", "failed" and "superseded" all mean: do not proceed. Do not change the message just to ask again after a denial.
 
@@ -111,7 +111,8 @@ and errors go to stderr.`,
 	f := c.Flags()
 	f.DurationVar(&o.Wait, "wait", 40*time.Second, "longest time one confirm call blocks before it returns pending (0 to 24h; keep it below the client's tool-call timeout)")
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "how long a dialog stays open unanswered, unless the call gives its own timeout (above 0, at most 24h)")
-	f.DurationVar(&o.Remember, "remember", 60*time.Second, "how long a final answer is returned to the same request without a new dialog (0 to 168h)")
+	f.DurationVar(&o.Remember, "remember", 60*time.Second, "how long an answer, once a call has received it, is returned again to the same request without a new dialog (0 to 168h)")
+	f.DurationVar(&o.CollectWithin, "collect-within", cmd.DefaultCollectWithin, "how long an answer that no call has received yet is kept for the next identical call, which receives it once; never less than --remember (0 to 168h)")
 	f.SortFlags = false
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmd.Usage(err) })
 	c.AddCommand(cmd.HoldCommand())
@@ -131,7 +132,7 @@ type server struct {
 func (s *server) serve(ctx context.Context, t mcp.Transport) error {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ask-confirm", Title: "ask-confirm", Version: cmd.Version()}, &mcp.ServerOptions{
-		Instructions: fmt.Sprintf(mcpInstructions, shortDuration(s.base.Wait), shortDuration(s.base.Remember)),
+		Instructions: fmt.Sprintf(mcpInstructions, shortDuration(s.base.Wait), shortDuration(s.base.CollectWithin), shortDuration(s.base.Remember)),
 		Logger:       logger,
 		// The server sends no log messages; stderr carries them.
 		Capabilities: &mcp.ServerCapabilities{},

@@ -67,10 +67,26 @@ type Record struct {
 	// CancelRequest, when set, asks the holder to close the dialog and end
 	// the request in this state (Cancelled or Superseded).
 	CancelRequest Status `json:"cancel_request,omitempty"`
+
+	// Uncollected is true from the moment a request ends with an answer
+	// until the first caller receives it. Records written before format 2
+	// read as collected, so they follow the rules they were written under.
+	Uncollected bool `json:"uncollected,omitempty"`
+	// CollectWithin is how long after EndedAt an uncollected answer is
+	// still handed to the next identical request, as asked by the request
+	// that created the record; gc, list and status use it.
+	CollectWithin time.Duration `json:"collect_within,omitempty"`
 }
 
 // FreshAt reports whether r is final and ended no longer than remember
 // before now.
 func (r Record) FreshAt(now time.Time, remember time.Duration) bool {
 	return r.Status.Final() && !r.EndedAt.IsZero() && now.Sub(r.EndedAt) <= remember
+}
+
+// CollectableAt reports whether r holds an answer that no caller has
+// received yet and that ended no longer than within before now. A failure
+// to show the dialog is not an answer and is never collectable.
+func (r Record) CollectableAt(now time.Time, within time.Duration) bool {
+	return r.Uncollected && r.Status != Failed && r.FreshAt(now, within)
 }

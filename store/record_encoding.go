@@ -12,9 +12,9 @@ import (
 // encoding/json builds its reflection caches on first use, which cost a
 // one-shot process more than the rest of reading a remembered answer.
 //
-// Format 1, every field always present, in Record's field order:
+// Format 2, every field always present, in Record's field order:
 //
-//	byte     0x01, the format (a JSON record, as earlier versions wrote, starts with '{')
+//	byte     0x02, the format (a JSON record, as earlier versions wrote, starts with '{')
 //	string   Identity, ContentHash, Title      uvarint length, then the bytes as they are
 //	bytes    Request                           uvarint length+1, then the bytes; 0 is nil
 //	string   Status, Reason
@@ -26,6 +26,11 @@ import (
 //	string   CallerDir
 //	uvarint  Version
 //	string   CancelRequest
+//	varint   CollectWithin (nanoseconds)
+//	byte     Uncollected: 0 or 1
+//
+// Format 1, written before answers were collected, is format 2 without its
+// last two fields; its records read as collected, with no CollectWithin.
 //
 // A time is one tag byte: 0 for the zero time and nothing follows; 1 for a
 // UTC time and 2 for one with a zone offset, followed by a varint of Unix
@@ -38,7 +43,10 @@ import (
 //
 // Strings are kept byte for byte, unlike the JSON form, which replaced
 // invalid UTF-8 with U+FFFD; nil and empty Request stay apart, as in JSON.
-const recordFormat1 = 0x01
+const (
+	recordFormat1 = 0x01
+	recordFormat2 = 0x02
+)
 
 const (
 	timeZero   = 0
@@ -68,7 +76,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
 		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest)
 	b := make([]byte, 0, n)
-	b = append(b, recordFormat1)
+	b = append(b, recordFormat2)
 	b = appendLenString(b, r.Identity)
 	b = appendLenString(b, r.ContentHash)
 	b = appendLenString(b, r.Title)
@@ -94,6 +102,12 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = appendLenString(b, r.CallerDir)
 	b = binary.AppendUvarint(b, r.Version)
 	b = appendLenString(b, string(r.CancelRequest))
+	b = binary.AppendVarint(b, int64(r.CollectWithin))
+	if r.Uncollected {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
 	return b, nil
 }
 
@@ -136,7 +150,7 @@ func decode(v []byte, r *Record) error {
 	var rec Record
 	var err error
 	switch {
-	case len(v) > 0 && v[0] == recordFormat1:
+	case len(v) > 0 && (v[0] == recordFormat1 || v[0] == recordFormat2):
 		rec, err = decodeRecord(v)
 	case len(v) > 0 && v[0] == '{':
 		rec, err = decodeJSONRecord(v)
@@ -160,7 +174,7 @@ func decodeJSONRecord(v []byte) (Record, error) {
 	return rec, err
 }
 
-// decodeRecord reads a record in format 1. It never panics and allocates no
+// decodeRecord reads a record in format 1 or 2. It never panics and allocates no
 // more than twice len(v), whatever the lengths it reads claim.
 func decodeRecord(v []byte) (Record, error) {
 	d := recordDecoder{buf: v, off: 1, text: string(v)}
@@ -183,6 +197,16 @@ func decodeRecord(v []byte) (Record, error) {
 	r.CallerDir = d.string()
 	r.Version = d.uvarint()
 	r.CancelRequest = Status(d.string())
+	if v[0] == recordFormat2 {
+		r.CollectWithin = time.Duration(d.varint())
+		switch d.u8() {
+		case 0:
+		case 1:
+			r.Uncollected = true
+		default:
+			d.fail("Uncollected is neither 0 nor 1")
+		}
+	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)
 	}

@@ -91,6 +91,8 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		MessageHash: randomString(rng), CallerPID: anInt(), CallerDir: randomString(rng),
 		Version:       []uint64{0, 1, math.MaxUint64, rng.Uint64()}[rng.IntN(4)],
 		CancelRequest: statuses[rng.IntN(len(statuses))],
+		Uncollected:   rng.IntN(2) == 0,
+		CollectWithin: time.Duration(rng.Int64()) * time.Duration(1-2*rng.IntN(2)),
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -142,7 +144,7 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		if enc[0] != recordFormat1 {
+		if enc[0] != recordFormat2 {
 			t.Fatalf("record %d starts with %#x", i, enc[0])
 		}
 		got := mustDecode(t, enc)
@@ -186,6 +188,8 @@ func TestRecordEncodingKeepsEveryField(t *testing.T) {
 			f.SetInt(int64(-100 - i))
 		case reflect.Uint64:
 			f.SetUint(uint64(100 + i))
+		case reflect.Bool:
+			f.SetBool(true)
 		case reflect.Slice:
 			f.SetBytes([]byte("b" + v.Type().Field(i).Name))
 		case reflect.Struct:
@@ -330,7 +334,7 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 	if err != nil || rec.Version != want.Version+1 {
 		t.Fatalf("Update = (Version %d, %v), want Version %d", rec.Version, err, want.Version+1)
 	}
-	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat1 {
+	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat2 {
 		t.Fatalf("rewritten record starts %q, want the binary form", raw[:min(len(raw), 8)])
 	}
 	want.Version++
@@ -362,7 +366,7 @@ func corruptRecords(t testing.TB) map[string][]byte {
 	return map[string][]byte{
 		"empty":                  {},
 		"unknown format 0x00":    append([]byte{0}, good[1:]...),
-		"unknown format 0x02":    append([]byte{2}, good[1:]...),
+		"unknown format 0x03":    append([]byte{3}, good[1:]...),
 		"JSON array":             []byte(`[1]`),
 		"leading space JSON":     []byte(` {}`),
 		"format byte only":       {recordFormat1},
@@ -505,5 +509,58 @@ func BenchmarkDecodeRecord(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A record written in format 1, before answers were collected, reads as
+// collected, so it keeps the rules it was written under; format 2 keeps
+// both collection fields, and refuses any other value of Uncollected.
+func TestRecordFormat1ReadsAsCollected(t *testing.T) {
+	want := Record{Identity: "id", Status: Approved, EndedAt: time.Unix(1e9, 0).UTC(), Remember: time.Minute}
+	v2 := mustEncode(t, want)
+	// Format 2 is format 1 followed by CollectWithin and Uncollected.
+	v1 := append([]byte{recordFormat1}, v2[1:len(v2)-2]...)
+	if got := mustDecode(t, v1); !reflect.DeepEqual(got, want) || got.Uncollected {
+		t.Fatalf("format 1 decodes to %#v, want %#v", got, want)
+	}
+
+	want.Uncollected, want.CollectWithin = true, 15*time.Minute
+	v2 = mustEncode(t, want)
+	if got := mustDecode(t, v2); !reflect.DeepEqual(got, want) {
+		t.Fatalf("format 2 decodes to %#v, want %#v", got, want)
+	}
+	bad := append([]byte{}, v2...)
+	bad[len(bad)-1] = 2
+	var r Record
+	if err := decode(bad, &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Uncollected byte 2 decodes with %v, want ErrCorrupt", err)
+	}
+	// A format 1 record carrying format 2's fields has bytes after its end.
+	if err := decode(append([]byte{recordFormat1}, v2[1:]...), &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("format 1 with trailing fields decodes with %v, want ErrCorrupt", err)
+	}
+}
+
+func TestCollectableAt(t *testing.T) {
+	now := time.Unix(2e9, 0).UTC()
+	answered := Record{Status: Approved, EndedAt: now.Add(-10 * time.Minute), Uncollected: true}
+	cases := []struct {
+		name   string
+		r      Record
+		within time.Duration
+		want   bool
+	}{
+		{"an uncollected answer inside the bound", answered, 15 * time.Minute, true},
+		{"an uncollected answer exactly at the bound", answered, 10 * time.Minute, true},
+		{"an uncollected answer past the bound", answered, 10*time.Minute - 1, false},
+		{"a collected answer", func() Record { r := answered; r.Uncollected = false; return r }(), time.Hour, false},
+		{"a failure to render is no answer", func() Record { r := answered; r.Status = Failed; return r }(), time.Hour, false},
+		{"an open request", func() Record { r := answered; r.Status = Shown; return r }(), time.Hour, false},
+		{"no end time", func() Record { r := answered; r.EndedAt = time.Time{}; return r }(), time.Hour, false},
+	}
+	for _, c := range cases {
+		if got := c.r.CollectableAt(now, c.within); got != c.want {
+			t.Errorf("%s: CollectableAt = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
