@@ -1,104 +1,121 @@
+// Package cmd is ask-confirm's command line: one front end of the request
+// engine (package lifecycle), with one file per command. It turns flags into
+// a lifecycle.Call, asks the engine, and prints what came of it; the
+// lifecycle itself lives in the engine.
 package cmd
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
+	"context"
+	"errors"
 	"io"
 	"os"
-	"time"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ask-confirm/ask-confirm/dialog"
-	"github.com/ask-confirm/ask-confirm/platform"
-	"github.com/ask-confirm/ask-confirm/store"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
+// Main runs ask-confirm with the process's arguments and returns its exit
+// code. A holder started by the engine runs here too.
+func Main() int {
+	if code, ok := lifecycle.HolderMain(os.Args[1:]); ok {
+		return code
+	}
+	return newApp(lifecycle.Config{}, os.Stdout, os.Stderr).execute(os.Args[1:])
+}
+
 // app is everything a command touches outside its own arguments. Main builds
-// the real one; tests build theirs with a fake backend or clock. No field
-// can be set from the command line or the environment.
+// the real one; tests build theirs with a fake holder start or clock.
 type app struct {
-	paths  store.Paths
-	store  *store.Store
+	engine *lifecycle.Engine
 	stdout io.Writer
 	stderr io.Writer
+	out    printer
 	// progress receives the waiting countdown; nil unless stderr is a
 	// terminal, so scripts and log files never see it.
 	progress io.Writer
-	now      func() time.Time
-
-	// backend shows the dialog inside a holder.
-	backend dialog.Backend
-	// detect tells whether a person can be asked here.
-	detect func() platform.Session
-	// startHolder starts a detached holder process.
-	startHolder func(argv []string, lock platform.Lock) error
-	// settle is how long a dialog program must keep running before its
-	// window counts as shown: GNOME zenity maps its window 0.12 to 0.5 s
-	// after exec, and gives up on a display it cannot open in about 0.14 s.
-	settle time.Duration
-	// humanAnswer is the earliest a person can have answered. The dialog
-	// program ending sooner, with any exit code, failed to render: GNOME
-	// zenity now and then dies by itself about 0.3 s after exec with the
-	// exit code of Cancel, and no person can react to a window that fast.
-	humanAnswer time.Duration
 }
 
-func newApp() *app {
-	paths := store.DefaultPaths()
-	a := &app{
-		paths:       paths,
-		store:       store.New(paths.DB),
-		stdout:      os.Stdout,
-		stderr:      os.Stderr,
-		now:         time.Now,
-		backend:     dialog.Zenity{},
-		detect:      platform.Detect,
-		startHolder: platform.StartDetached,
-		settle:      150 * time.Millisecond,
-		humanAnswer: 400 * time.Millisecond,
-	}
-	a.store.Warn = a.warn
-	if term.IsTerminal(int(os.Stderr.Fd())) {
-		a.progress = os.Stderr
+func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
+	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}}
+	c.Warn = a.out.warn
+	a.engine = lifecycle.New(c)
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		a.progress = stderr
 	}
 	return a
 }
 
-func (a *app) warn(err error) {
-	fmt.Fprintf(a.stderr, msgWarning+"\n", err)
-}
-
-// logEvent appends one event to the audit history.
-func (a *app) logEvent(event string, rec store.Record, outcome, reason string) error {
-	dir, _ := os.Getwd()
-	if rec.CallerDir != "" && dir == "/" {
-		dir = rec.CallerDir
+// execute runs the command tree with args and turns the outcome into an
+// exit code, printing any error that has not been printed yet.
+func (a *app) execute(args []string) int {
+	root := newRootCommand(a)
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetContext(context.Background())
+	ran, err := root.ExecuteC()
+	if help := ran.Flags().Lookup("help"); err == nil && ran == root && (help == nil || !help.Changed) {
+		// The confirm command always reports its outcome as an exitError:
+		// a bare nil would be a bug, and must not read as approval.
+		err = errNoOutcome
 	}
-	return store.AppendEvent(a.paths.History, store.Event{
-		Time:        a.now().UTC(),
-		Event:       event,
-		Identity:    rec.Identity,
-		Title:       rec.Title,
-		MessageHash: rec.MessageHash,
-		Outcome:     outcome,
-		Reason:      reason,
-		Attempt:     rec.Attempt,
-		PID:         os.Getpid(),
-		Dir:         dir,
-	})
+	return a.exit(args, err)
 }
 
-// logEventOrWarn is logEvent for events whose loss should not change the
-// outcome: it reports a failure as a warning.
-func (a *app) logEventOrWarn(event string, rec store.Record, outcome, reason string) {
-	if err := a.logEvent(event, rec, outcome, reason); err != nil {
-		a.warn(fmt.Errorf("recording %s in the history: %w", event, err))
+// errNoOutcome stands in for a nil error from the confirm command.
+var errNoOutcome = errors.New("the confirm command ended without an outcome")
+
+// exit turns a command's error into the exit code, printing it unless it is
+// an exitError, whose explanation has been printed already.
+func (a *app) exit(args []string, err error) int {
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) {
+		code := exitCodeFor(err)
+		if wantsJSON(args) {
+			// Scripts that asked for JSON get their one object even when
+			// the command line did not parse.
+			writeJSON(a.stdout, lifecycle.ErrorResult("", code, err))
+		}
+		a.out.error(err.Error())
+		var ue *usageError
+		if errors.As(err, &ue) {
+			a.out.hint(hintFlag)
+		}
 	}
+	return int(exitCodeFor(err))
 }
 
-func messageHash(msg string) string {
-	h := sha256.Sum256([]byte(msg))
-	return hex.EncodeToString(h[:])
+// wantsJSON reports whether --json appears among the raw arguments, for
+// errors that happen before the flags are parsed.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	return false
+}
+
+// report prints r and returns the error that carries its exit code.
+func (a *app) report(r lifecycle.Result, asJSON bool) error {
+	if err := a.out.result(a.stdout, r, asJSON); err != nil && r.ExitCode == lifecycle.ExitApproved {
+		// An approval nobody could read is no approval.
+		return &exitError{lifecycle.ExitInternal}
+	}
+	return &exitError{r.ExitCode}
+}
+
+// usageArgs makes cobra's argument checks report usage errors.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
 }

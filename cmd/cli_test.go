@@ -13,8 +13,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,10 +25,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
-	"github.com/gofrs/flock"
 )
 
 // cliFixture is one in-process ask-confirm with a private store.
@@ -34,8 +38,20 @@ type cliFixture struct {
 	t      *testing.T
 	a      *app
 	dir    string
+	paths  store.Paths
+	store  *store.Store // the same store, as the test reads and seeds it
 	stdout bytes.Buffer
 	stderr bytes.Buffer
+
+	// clock, session and startHolder are what the engine's Config calls,
+	// so that a test can change them after the fixture is made.
+	clock       func() time.Time
+	session     func() platform.Session
+	startHolder func(argv []string, lock platform.Lock) error
+
+	// storeLockTimeout, if set before rebuild, bounds the engine's waits
+	// for the store's lock.
+	storeLockTimeout time.Duration
 
 	mu       sync.Mutex
 	spawns   [][]string
@@ -47,46 +63,48 @@ type cliRun struct {
 	code   int
 	stdout string
 	stderr string
-	res    Result // decoded from stdout with --json
+	res    lifecycle.Result // decoded from stdout with --json
 }
 
 var cliNow = time.Date(2025, 11, 22, 13, 0, 0, 0, time.UTC)
 
 // newCLIFixture returns an app whose session can ask a person (unless the
-// test changes detect) and whose holder start only records its calls.
+// test changes session) and whose holder start only records its calls.
 func newCLIFixture(t *testing.T) *cliFixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &cliFixture{t: t, dir: dir}
-	paths := store.Paths{
+	f.paths = store.Paths{
 		DB:      filepath.Join(dir, "cache", "ask-confirm", "answers.db"),
 		Locks:   filepath.Join(dir, "state", "ask-confirm", "locks"),
 		History: filepath.Join(dir, "state", "ask-confirm", "history.jsonl"),
 	}
-	f.a = &app{
-		paths:   paths,
-		store:   store.New(paths.DB),
-		stdout:  &f.stdout,
-		stderr:  &f.stderr,
-		now:     time.Now,
-		backend: cliNoBackend{t},
-		detect: func() platform.Session {
-			return platform.Session{CanAsk: true, Backend: "test"}
-		},
-		startHolder: func(argv []string, lock platform.Lock) error {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if lock == nil {
-				t.Errorf("holder started without the identity lock")
-			}
-			f.spawns = append(f.spawns, append([]string(nil), argv...))
-			return f.startErr
-		},
-		settle:      150 * time.Millisecond,
-		humanAnswer: 400 * time.Millisecond,
+	f.clock = time.Now
+	f.session = func() platform.Session { return platform.Session{CanAsk: true, Backend: "test"} }
+	f.startHolder = func(argv []string, lock platform.Lock) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if lock == nil {
+			t.Errorf("holder started without the identity lock")
+		}
+		f.spawns = append(f.spawns, append([]string(nil), argv...))
+		return f.startErr
 	}
-	f.a.store.Warn = f.a.warn
+	f.rebuild()
 	return f
+}
+
+// rebuild makes the fixture's app again, after a test changed f.paths.
+func (f *cliFixture) rebuild() {
+	f.a = newApp(lifecycle.Config{
+		Paths:            f.paths,
+		StoreLockTimeout: f.storeLockTimeout,
+		Now:              func() time.Time { return f.clock() },
+		Backend:          cliNoBackend{f.t},
+		Detect:           func() platform.Session { return f.session() },
+		StartHolder:      func(argv []string, lock platform.Lock) error { return f.startHolder(argv, lock) },
+	}, &f.stdout, &f.stderr)
+	f.store = store.New(f.paths.DB)
 }
 
 // cliNoBackend fails the test if a dialog is ever shown in process: only a
@@ -98,10 +116,10 @@ func (b cliNoBackend) Ask(context.Context, dialog.Request) (bool, error) {
 	return false, errors.New("no backend in this test")
 }
 
-func (f *cliFixture) fixClock(now time.Time) { f.a.now = func() time.Time { return now } }
+func (f *cliFixture) fixClock(now time.Time) { f.clock = func() time.Time { return now } }
 
 func (f *cliFixture) headless(reason string) {
-	f.a.detect = func() platform.Session { return platform.Session{Reason: reason} }
+	f.session = func() platform.Session { return platform.Session{Reason: reason} }
 }
 
 func (f *cliFixture) spawnCount() int {
@@ -114,14 +132,7 @@ func (f *cliFixture) spawnCount() int {
 // its exit code and output, failing the test if it does not end within 30 s.
 func (f *cliFixture) runRaw(args ...string) cliRun {
 	f.t.Helper()
-	return f.runWith(args, f.a.main)
-}
-
-// runTree is runRaw through the command tree even where Main would take the
-// quick path.
-func (f *cliFixture) runTree(args ...string) cliRun {
-	f.t.Helper()
-	return f.runWith(args, func(args []string) int { return f.a.execute(newRootCommand(f.a), args) })
+	return f.runWith(args, f.a.execute)
 }
 
 func (f *cliFixture) runWith(args []string, run func([]string) int) cliRun {
@@ -174,7 +185,7 @@ func (f *cliFixture) run(args ...string) cliRun {
 }
 
 // expectCode fails the test unless r exited with code.
-func (f *cliFixture) expectCode(r cliRun, code ExitCode) {
+func (f *cliFixture) expectCode(r cliRun, code lifecycle.ExitCode) {
 	f.t.Helper()
 	if r.code != int(code) {
 		f.t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
@@ -203,13 +214,13 @@ func (f *cliFixture) seed(req dialog.Request, status store.Status, endedAgo time
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	now := f.a.now()
-	_, err = f.a.store.Update(req.Identity(), func(rec *store.Record, found bool) (bool, error) {
+	now := f.clock()
+	_, err = f.store.Update(req.Identity(), func(rec *store.Record, found bool) (bool, error) {
 		*rec = store.Record{
 			ContentHash: req.ContentHash(),
 			Title:       req.Title,
 			Request:     payload,
-			MessageHash: messageHash(req.Message),
+			MessageHash: fmt.Sprintf("%x", sha256.Sum256([]byte(req.Message))),
 			Status:      status,
 			Attempt:     1,
 			RequestedAt: now.Add(-endedAgo - time.Minute),
@@ -231,7 +242,7 @@ func (f *cliFixture) seed(req dialog.Request, status store.Status, endedAgo time
 // events returns the audit history written so far.
 func (f *cliFixture) events() []store.Event {
 	f.t.Helper()
-	b, err := os.ReadFile(f.a.paths.History)
+	b, err := os.ReadFile(f.paths.History)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -252,7 +263,7 @@ func (f *cliFixture) events() []store.Event {
 
 func (f *cliFixture) record(id string) store.Record {
 	f.t.Helper()
-	rec, found, err := f.a.store.Get(id)
+	rec, found, err := f.store.Get(id)
 	if err != nil || !found {
 		f.t.Fatalf("no record for the request (found=%v): %v", found, err)
 	}
@@ -271,7 +282,7 @@ func cliWorkDir(t *testing.T) string {
 func TestCLIMissingMessage(t *testing.T) {
 	f := newCLIFixture(t)
 	r := f.run()
-	f.expectCode(r, ExitUsage)
+	f.expectCode(r, lifecycle.ExitUsage)
 	if !strings.Contains(r.stderr, "ask-confirm: error: --message is required") {
 		t.Errorf("stderr lacks the error:\n%s", r.stderr)
 	}
@@ -280,8 +291,8 @@ func TestCLIMissingMessage(t *testing.T) {
 	}
 
 	r = f.run("--json", "--title", "Deploy")
-	f.expectCode(r, ExitUsage)
-	if r.res.Status != StatusError || !strings.Contains(r.res.Message, "--message is required") {
+	f.expectCode(r, lifecycle.ExitUsage)
+	if r.res.Status != lifecycle.StatusError || !strings.Contains(r.res.Message, "--message is required") {
 		t.Errorf("--json result %+v, want status error about --message", r.res)
 	}
 	if n := f.spawnCount(); n != 0 {
@@ -317,7 +328,7 @@ func TestCLIRejectsBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := newCLIFixture(t)
 			r := f.run(c.args...)
-			f.expectCode(r, ExitUsage)
+			f.expectCode(r, lifecycle.ExitUsage)
 			if !strings.Contains(r.stderr, "ask-confirm: error: ") || !strings.Contains(r.stderr, c.names) {
 				t.Errorf("stderr does not report an error naming %s:\n%s", c.names, r.stderr)
 			}
@@ -326,9 +337,9 @@ func TestCLIRejectsBadInput(t *testing.T) {
 			}
 
 			r = f.run(append([]string{"--json"}, c.args...)...)
-			f.expectCode(r, ExitUsage)
-			if r.res.Status != StatusError {
-				t.Errorf("--json status %q, want %q", r.res.Status, StatusError)
+			f.expectCode(r, lifecycle.ExitUsage)
+			if r.res.Status != lifecycle.StatusError {
+				t.Errorf("--json status %q, want %q", r.res.Status, lifecycle.StatusError)
 			}
 			if n := f.spawnCount(); n != 0 {
 				t.Errorf("a holder was started %d times for bad input", n)
@@ -349,14 +360,14 @@ func TestCLIAcceptsMessageStartingWithDash(t *testing.T) {
 			f := newCLIFixture(t)
 			f.headless("no display in this test")
 			r := f.run(args...)
-			f.expectCode(r, ExitHeadless)
+			f.expectCode(r, lifecycle.ExitHeadless)
 			if !strings.Contains(r.stderr, "nobody can be asked") {
 				t.Errorf("stderr does not report the headless outcome:\n%s", r.stderr)
 			}
 
 			f = newCLIFixture(t)
 			r = f.run(append(args, "--wait", "0")...)
-			if r.code == int(ExitUsage) || r.code == int(ExitApproved) || f.spawnCount() != 1 {
+			if r.code == int(lifecycle.ExitUsage) || r.code == int(lifecycle.ExitApproved) || f.spawnCount() != 1 {
 				t.Errorf("exit %d after %d holder starts, want the dialog started once\nstderr: %s", r.code, f.spawnCount(), r.stderr)
 			}
 		})
@@ -370,7 +381,7 @@ func TestCLIHeadless(t *testing.T) {
 		f := newCLIFixture(t)
 		f.headless(why)
 		r := f.run("--message", "Ship v2?")
-		f.expectCode(r, ExitHeadless)
+		f.expectCode(r, lifecycle.ExitHeadless)
 		if !strings.Contains(r.stderr, "nobody can be asked: "+why) {
 			t.Errorf("stderr lacks the reason:\n%s", r.stderr)
 		}
@@ -378,9 +389,9 @@ func TestCLIHeadless(t *testing.T) {
 			t.Errorf("stderr lacks a hint naming --if-headless:\n%s", r.stderr)
 		}
 		r = f.run("--json", "--message", "Ship v2?")
-		f.expectCode(r, ExitHeadless)
-		if r.res.Status != StatusHeadless {
-			t.Errorf("--json status %q, want %q", r.res.Status, StatusHeadless)
+		f.expectCode(r, lifecycle.ExitHeadless)
+		if r.res.Status != lifecycle.StatusHeadless {
+			t.Errorf("--json status %q, want %q", r.res.Status, lifecycle.StatusHeadless)
 		}
 		if f.spawnCount() != 0 {
 			t.Errorf("a holder was started with nobody to ask")
@@ -391,14 +402,14 @@ func TestCLIHeadless(t *testing.T) {
 		f := newCLIFixture(t)
 		f.headless(why)
 		r := f.run("--message", "Ship v2?", "--if-headless", "deny")
-		f.expectCode(r, ExitDenied)
+		f.expectCode(r, lifecycle.ExitDenied)
 		if !strings.Contains(r.stderr, "denied without asking") {
 			t.Errorf("stderr:\n%s", r.stderr)
 		}
 		r = f.run("--json", "--message", "Ship v2?", "--if-headless", "deny")
-		f.expectCode(r, ExitDenied)
-		if r.res.Status != StatusDenied {
-			t.Errorf("--json status %q, want %q", r.res.Status, StatusDenied)
+		f.expectCode(r, lifecycle.ExitDenied)
+		if r.res.Status != lifecycle.StatusDenied {
+			t.Errorf("--json status %q, want %q", r.res.Status, lifecycle.StatusDenied)
 		}
 	})
 
@@ -406,8 +417,8 @@ func TestCLIHeadless(t *testing.T) {
 		f := newCLIFixture(t)
 		f.headless(why)
 		r := f.run("--json", "--message", "Ship v2?", "--if-headless", "approve")
-		f.expectCode(r, ExitApproved)
-		if r.res.Status != StatusApproved || r.res.Remembered {
+		f.expectCode(r, lifecycle.ExitApproved)
+		if r.res.Status != lifecycle.StatusApproved || r.res.Remembered {
 			t.Errorf("--json result %+v", r.res)
 		}
 		if !strings.Contains(r.stderr, "approved without asking") {
@@ -434,13 +445,14 @@ func TestCLIHeadless(t *testing.T) {
 		if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		f.a.paths.History = filepath.Join(blocker, "history.jsonl")
+		f.paths.History = filepath.Join(blocker, "history.jsonl")
+		f.rebuild()
 		r := f.run("--message", "Ship v2?", "--if-headless", "approve")
-		f.expectCode(r, ExitInternal)
+		f.expectCode(r, lifecycle.ExitInternal)
 		r = f.run("--json", "--message", "Ship v2?", "--if-headless", "approve")
-		f.expectCode(r, ExitInternal)
-		if r.res.Status != StatusError {
-			t.Errorf("--json status %q, want %q", r.res.Status, StatusError)
+		f.expectCode(r, lifecycle.ExitInternal)
+		if r.res.Status != lifecycle.StatusError {
+			t.Errorf("--json status %q, want %q", r.res.Status, lifecycle.StatusError)
 		}
 	})
 }
@@ -454,7 +466,7 @@ func TestCLIRemembered(t *testing.T) {
 		req := cliRequest("Ship v2?", wd, "")
 		f.seed(req, store.Approved, 10*time.Second)
 		r := f.run("--json", "--message", "Ship v2?")
-		f.expectCode(r, ExitApproved)
+		f.expectCode(r, lifecycle.ExitApproved)
 		if !r.res.Remembered || r.res.Key != req.Identity() {
 			t.Errorf("result %+v, want a remembered answer for %s", r.res, req.Identity())
 		}
@@ -469,7 +481,7 @@ func TestCLIRemembered(t *testing.T) {
 			t.Errorf("the reuse of an approval is not in the history: %+v", f.events())
 		}
 		r = f.run("--message", "Ship v2?")
-		f.expectCode(r, ExitApproved)
+		f.expectCode(r, lifecycle.ExitApproved)
 		if !strings.Contains(r.stderr, "remembered answer") {
 			t.Errorf("stderr does not say the answer was remembered:\n%s", r.stderr)
 		}
@@ -481,7 +493,7 @@ func TestCLIRemembered(t *testing.T) {
 		req := cliRequest("Ship v2?", wd, "")
 		f.seed(req, store.Approved, 2*time.Minute)
 		r := f.run("--json", "--message", "Ship v2?", "--remember", "60s")
-		if r.code == int(ExitApproved) {
+		if r.code == int(lifecycle.ExitApproved) {
 			t.Fatalf("a stale approval exited 0: %+v", r.res)
 		}
 		f.mu.Lock()
@@ -496,7 +508,7 @@ func TestCLIRemembered(t *testing.T) {
 		f.fixClock(cliNow)
 		f.seed(cliRequest("Ship v2?", wd, ""), store.Approved, 2*time.Minute)
 		r := f.run("--message", "Ship v2?", "--remember", "3m")
-		f.expectCode(r, ExitApproved)
+		f.expectCode(r, lifecycle.ExitApproved)
 		if f.spawnCount() != 0 {
 			t.Errorf("a holder was started although the answer is within --remember")
 		}
@@ -507,7 +519,7 @@ func TestCLIRemembered(t *testing.T) {
 		f.fixClock(cliNow)
 		f.seed(cliRequest("Tag v1?", "/repo", "release"), store.Approved, time.Second)
 		r := f.run("--json", "--key", "release", "--scope", "/repo", "--message", "Tag v2?")
-		if r.code == int(ExitApproved) {
+		if r.code == int(lifecycle.ExitApproved) {
 			t.Fatalf("an approval of another message exited 0: %+v", r.res)
 		}
 		if f.spawnCount() == 0 {
@@ -520,20 +532,20 @@ func TestCLIRemembered(t *testing.T) {
 		f.fixClock(cliNow)
 		f.seed(cliRequest("Ship v2?", filepath.Join(wd, "elsewhere"), ""), store.Approved, time.Second)
 		r := f.run("--json", "--message", "Ship v2?")
-		if r.code == int(ExitApproved) {
+		if r.code == int(lifecycle.ExitApproved) {
 			t.Fatalf("an approval from another scope exited 0: %+v", r.res)
 		}
 	})
 
 	for _, c := range []struct {
 		status store.Status
-		code   ExitCode
+		code   lifecycle.ExitCode
 		word   string
 	}{
-		{store.Denied, ExitDenied, StatusDenied},
-		{store.Cancelled, ExitDenied, StatusCancelled},
-		{store.Expired, ExitExpired, StatusExpired},
-		{store.Superseded, ExitSuperseded, StatusSuperseded},
+		{store.Denied, lifecycle.ExitDenied, lifecycle.StatusDenied},
+		{store.Cancelled, lifecycle.ExitDenied, lifecycle.StatusCancelled},
+		{store.Expired, lifecycle.ExitExpired, lifecycle.StatusExpired},
+		{store.Superseded, lifecycle.ExitSuperseded, lifecycle.StatusSuperseded},
 	} {
 		t.Run("fresh "+string(c.status), func(t *testing.T) {
 			f := newCLIFixture(t)
@@ -567,8 +579,8 @@ func TestCLIHolderCannotStart(t *testing.T) {
 			f.startErr = errors.New("fork: resource temporarily unavailable")
 			req := cliRequest("Ship v2?", "/repo", "")
 			r := f.run("--json", "--scope", "/repo", "--message", "Ship v2?", "--retries", strconv.Itoa(retries))
-			f.expectCode(r, ExitFailed)
-			if r.res.Status != StatusFailed || !strings.Contains(r.res.Message, "fork: resource temporarily unavailable") {
+			f.expectCode(r, lifecycle.ExitFailed)
+			if r.res.Status != lifecycle.StatusFailed || !strings.Contains(r.res.Message, "fork: resource temporarily unavailable") {
 				t.Errorf("result %+v, want failed with the start error", r.res)
 			}
 			if n := f.spawnCount(); n != retries+1 {
@@ -591,14 +603,14 @@ func TestCLIHolderThatNeverRuns(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				f := newCLIFixture(t)
 				r := f.run("--json", "--scope", "/repo", "--message", "Ship v2?", "--wait", wait, "--retries", strconv.Itoa(retries))
-				if r.code == int(ExitApproved) {
+				if r.code == int(lifecycle.ExitApproved) {
 					t.Fatalf("exit 0 with no holder running: %+v", r.res)
 				}
 				if n := f.spawnCount(); n < 1 || n > retries+1 {
 					t.Errorf("holder started %d times, want 1 to %d", n, retries+1)
 				}
-				if wait != "0" && r.code != int(ExitFailed) {
-					t.Errorf("exit %d (%+v), want %d once every start died", r.code, r.res, ExitFailed)
+				if wait != "0" && r.code != int(lifecycle.ExitFailed) {
+					t.Errorf("exit %d (%+v), want %d once every start died", r.code, r.res, lifecycle.ExitFailed)
 				}
 			})
 		}
@@ -617,21 +629,21 @@ func TestCLILostLockRaceIsNotASupersede(t *testing.T) {
 	id := req.Identity()
 	// The fake holder approves the request it was started for, as a click
 	// would.
-	recordStart := f.a.startHolder
-	f.a.startHolder = func(argv []string, lock platform.Lock) error {
+	recordStart := f.startHolder
+	f.startHolder = func(argv []string, lock platform.Lock) error {
 		if err := recordStart(argv, lock); err != nil {
 			return err
 		}
-		_, err := f.a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		_, err := f.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 			rec.Status, rec.EndedAt = store.Approved, time.Now()
 			return true, nil
 		})
 		return err
 	}
-	released := holdSharedLock(t, f.a.paths, id, 200*time.Millisecond)
+	released := holdSharedLock(t, f.paths, id, 200*time.Millisecond)
 	r := f.run("--json", "--scope", "/repo", "--key", "release", "--message", "Tag v2 instead?", "--wait", "10s")
 	<-released
-	f.expectCode(r, ExitApproved)
+	f.expectCode(r, lifecycle.ExitApproved)
 	if n := f.spawnCount(); n != 1 {
 		t.Fatalf("holder started %d times, want 1", n)
 	}
@@ -649,10 +661,10 @@ func TestCLILostLockRaceAtTheDeadlineIsPending(t *testing.T) {
 	f.fixClock(cliNow)
 	f.seed(cliRequest("Tag v1?", "/repo", "release"), store.Approved, time.Second)
 	req := cliRequest("Tag v2 instead?", "/repo", "release")
-	released := holdSharedLock(t, f.a.paths, req.Identity(), 500*time.Millisecond)
+	released := holdSharedLock(t, f.paths, req.Identity(), 500*time.Millisecond)
 	r := f.run("--json", "--scope", "/repo", "--key", "release", "--message", "Tag v2 instead?", "--wait", "0")
 	<-released
-	f.expectCode(r, ExitPending)
+	f.expectCode(r, lifecycle.ExitPending)
 	if !r.res.ShouldRetry || r.res.Rendered {
 		t.Fatalf("result %+v, want a pending request to retry", r.res)
 	}
@@ -687,23 +699,24 @@ func TestCLIJSONIsOneLineForEveryOutcome(t *testing.T) {
 		name  string
 		setup func(f *cliFixture)
 		args  []string
-		code  ExitCode
+		code  lifecycle.ExitCode
 	}{
-		{"approved (remembered)", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Approved, time.Second) }, nil, ExitApproved},
-		{"denied (remembered)", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Denied, time.Second) }, nil, ExitDenied},
-		{"usage", nil, []string{"--wait", "-1s"}, ExitUsage},
-		{"pending", nil, []string{"--wait", "0"}, ExitPending},
-		{"headless", func(f *cliFixture) { f.headless("no display") }, nil, ExitHeadless},
-		{"expired", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Expired, time.Second) }, nil, ExitExpired},
-		{"failed", func(f *cliFixture) { f.startErr = errors.New("no fork") }, []string{"--retries", "0"}, ExitFailed},
-		{"superseded", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Superseded, time.Second) }, nil, ExitSuperseded},
+		{"approved (remembered)", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Approved, time.Second) }, nil, lifecycle.ExitApproved},
+		{"denied (remembered)", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Denied, time.Second) }, nil, lifecycle.ExitDenied},
+		{"usage", nil, []string{"--wait", "-1s"}, lifecycle.ExitUsage},
+		{"pending", nil, []string{"--wait", "0"}, lifecycle.ExitPending},
+		{"headless", func(f *cliFixture) { f.headless("no display") }, nil, lifecycle.ExitHeadless},
+		{"expired", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Expired, time.Second) }, nil, lifecycle.ExitExpired},
+		{"failed", func(f *cliFixture) { f.startErr = errors.New("no fork") }, []string{"--retries", "0"}, lifecycle.ExitFailed},
+		{"superseded", func(f *cliFixture) { f.seed(cliRequest("m", wd, ""), store.Superseded, time.Second) }, nil, lifecycle.ExitSuperseded},
 		{"internal", func(f *cliFixture) {
 			blocker := filepath.Join(f.dir, "file")
 			if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f.a.paths.Locks = filepath.Join(blocker, "locks")
-		}, nil, ExitInternal},
+			f.paths.Locks = filepath.Join(blocker, "locks")
+			f.rebuild()
+		}, nil, lifecycle.ExitInternal},
 	}
 	for _, c := range cases {
 		for _, asJSON := range []bool{false, true} {

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/store"
 )
 
 // withDialogProgram puts a scripted dialog program called name, which
@@ -55,7 +58,7 @@ func TestDoctorWithDisplay(t *testing.T) {
 	prog := withDialogProgram(h, "zenity", "3.44.0")
 
 	o, rep := doctorJSON(h)
-	if o.code != int(ExitApproved) {
+	if o.code != int(lifecycle.ExitApproved) {
 		t.Fatalf("doctor exited %d, want 0\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
 	}
 	if o.stderr != "" {
@@ -87,7 +90,7 @@ func TestDoctorWithDisplay(t *testing.T) {
 
 	// The same, for a person.
 	o = h.run("doctor")
-	if o.code != int(ExitApproved) {
+	if o.code != int(lifecycle.ExitApproved) {
 		t.Fatalf("doctor exited %d, want 0\nstderr: %s", o.code, o.stderr)
 	}
 	for _, want := range []string{"session", "x11", "zenity 3.44.0 (" + prog + ")", "mcp server", "none beside ask-confirm", "can ask", "yes"} {
@@ -125,8 +128,8 @@ func TestDoctorWithoutDisplay(t *testing.T) {
 	withDialogProgram(h, "zenity", "3.44.0")
 
 	o, rep := doctorJSON(h)
-	if o.code != int(ExitHeadless) {
-		t.Fatalf("doctor exited %d, want %d\nstdout: %s\nstderr: %s", o.code, ExitHeadless, o.stdout, o.stderr)
+	if o.code != int(lifecycle.ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d\nstdout: %s\nstderr: %s", o.code, lifecycle.ExitHeadless, o.stdout, o.stderr)
 	}
 	if rep["can_ask"] != false || rep["session"] != "headless" || !strings.Contains(rep["reason"].(string), "DISPLAY") {
 		t.Errorf("report %v, want can_ask false, session headless, and a reason naming DISPLAY", rep)
@@ -136,8 +139,8 @@ func TestDoctorWithoutDisplay(t *testing.T) {
 	}
 
 	o = h.run("doctor")
-	if o.code != int(ExitHeadless) {
-		t.Fatalf("doctor exited %d, want %d", o.code, ExitHeadless)
+	if o.code != int(lifecycle.ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d", o.code, lifecycle.ExitHeadless)
 	}
 	if !strings.Contains(o.stdout, "can ask") || !strings.Contains(o.stdout, "no: no display") {
 		t.Errorf("stdout does not say nobody can be asked:\n%s", o.stdout)
@@ -153,8 +156,8 @@ func TestDoctorWithoutDialogProgram(t *testing.T) {
 	h.env = append(h.env, "PATH="+t.TempDir())
 
 	o, rep := doctorJSON(h)
-	if o.code != int(ExitHeadless) {
-		t.Fatalf("doctor exited %d, want %d\nstderr: %s", o.code, ExitHeadless, o.stderr)
+	if o.code != int(lifecycle.ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d\nstderr: %s", o.code, lifecycle.ExitHeadless, o.stderr)
 	}
 	// The display answers; the missing program is what stops it.
 	if rep["session"] != "x11" || rep["backend"] != "" || !strings.Contains(rep["reason"].(string), "no dialog program") {
@@ -177,10 +180,10 @@ func TestDoctorReportsUnsafeDirectory(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(h.dir, "state", "ask-confirm"), 0o755))
 
 	o, rep := doctorJSON(h)
-	if o.code != int(ExitInternal) {
-		t.Fatalf("doctor exited %d, want %d\nstdout: %s\nstderr: %s", o.code, ExitInternal, o.stdout, o.stderr)
+	if o.code != int(lifecycle.ExitInternal) {
+		t.Fatalf("doctor exited %d, want %d\nstdout: %s\nstderr: %s", o.code, lifecycle.ExitInternal, o.stdout, o.stderr)
 	}
-	if d := pathEntry(t, rep, "answers directory"); d["safe"] != false || d["problem"] != msgDoctorSymlink {
+	if d := pathEntry(t, rep, "answers directory"); d["safe"] != false || d["problem"] != store.ProblemSymlink {
 		t.Errorf("answers directory = %v, want unsafe as a symbolic link", d)
 	}
 	// Too open is worth a note, but the store accepts it.
@@ -197,67 +200,10 @@ func TestDoctorReportsUnsafeDirectory(t *testing.T) {
 func TestDoctorRealDisplay(t *testing.T) {
 	h := newRealHarness(t)
 	o, rep := doctorJSON(h)
-	if o.code != int(ExitApproved) {
+	if o.code != int(lifecycle.ExitApproved) {
 		t.Fatalf("doctor exited %d, want 0\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
 	}
 	if rep["session"] != "x11" || rep["backend"] != "zenity" || rep["backend_version"] == nil || rep["backend_version"] == "" {
 		t.Errorf("report %v, want an x11 session with zenity and its version", rep)
-	}
-}
-
-func TestCheckPath(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "answers.db")
-	must(t, os.WriteFile(file, nil, 0o600))
-	open := filepath.Join(dir, "open.db")
-	must(t, os.WriteFile(open, nil, 0o644))
-	link := filepath.Join(dir, "link")
-	must(t, os.Symlink(dir, link))
-
-	cases := []struct {
-		name    string
-		path    string
-		isDir   bool
-		exists  bool
-		safe    bool
-		mode    string
-		problem string
-		note    string
-	}{
-		{"missing directory", filepath.Join(dir, "nope"), true, false, true, "", "", msgDoctorMissingDir},
-		{"missing file", filepath.Join(dir, "nope.db"), false, false, true, "", "", msgDoctorMissingFile},
-		{"private directory", dir, true, true, true, "0700", "", ""},
-		{"private file", file, false, true, true, "0600", "", ""},
-		{"file open to others", open, false, true, true, "0644", "", "chmod 600"},
-		{"directory that is a symbolic link", link, true, true, false, "-", msgDoctorSymlink, ""},
-		{"file where a directory belongs", file, true, true, false, "0600", msgDoctorNotDir, ""},
-		{"directory where a file belongs", dir, false, true, false, "0700", msgDoctorNotFile, ""},
-	}
-	if os.Geteuid() == 0 {
-		theirs := filepath.Join(dir, "theirs")
-		must(t, os.Mkdir(theirs, 0o700))
-		must(t, os.Chown(theirs, 65534, 65534))
-		cases = append(cases, struct {
-			name    string
-			path    string
-			isDir   bool
-			exists  bool
-			safe    bool
-			mode    string
-			problem string
-			note    string
-		}{"another user's directory", theirs, true, true, false, "0700", msgDoctorNotMine, ""})
-	}
-	must(t, os.Chmod(dir, 0o700))
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			pc := checkPath(c.name, c.path, c.isDir)
-			if c.mode == "-" { // symbolic links' modes differ between systems
-				pc.Mode = "-"
-			}
-			if pc.Exists != c.exists || pc.Safe != c.safe || pc.Mode != c.mode || pc.Problem != c.problem || !strings.Contains(pc.Note, c.note) {
-				t.Errorf("checkPath = %+v, want exists %v, safe %v, mode %q, problem %q, a note with %q", pc, c.exists, c.safe, c.mode, c.problem, c.note)
-			}
-		})
 	}
 }

@@ -4,30 +4,12 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ask-confirm/ask-confirm/dialog"
-)
-
-// ExitCode is ask-confirm's public API: the process exit status. The numbers
-// never change meaning; see the table in README.md.
-type ExitCode int
-
-// The exit codes, as in the design's table.
-const (
-	ExitApproved   ExitCode = 0 // a person approved this request
-	ExitDenied     ExitCode = 1 // denied, cancelled, Esc or window closed
-	ExitUsage      ExitCode = 2 // usage error or invalid input
-	ExitPending    ExitCode = 3 // the dialog is still open; ask again to collect
-	ExitHeadless   ExitCode = 4 // no one can be asked and no --if-headless default
-	ExitExpired    ExitCode = 5 // the dialog timed out unanswered; a deny
-	ExitFailed     ExitCode = 6 // the dialog could not be shown
-	ExitSuperseded ExitCode = 7 // a newer request under the same --key replaced this one
-	ExitInternal   ExitCode = 8 // the store is unusable or similar; never an approval
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // exitError carries an exit code whose explanation has already been printed.
-type exitError struct{ code ExitCode }
+type exitError struct{ code lifecycle.ExitCode }
 
 func (e *exitError) Error() string { return "exit status " + strconv.Itoa(int(e.code)) }
 
@@ -37,21 +19,11 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// usageArgs makes cobra's argument checks report usage errors.
-func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if err := check(c, args); err != nil {
-			return &usageError{err}
-		}
-		return nil
-	}
-}
-
 // exitCodeFor maps the error a command returned to the process's exit code.
 // Anything it does not recognise is internal: never 0. An exitError counts
 // only as the error itself: an approval wrapped together with a failure is
 // a failure.
-func exitCodeFor(err error) ExitCode {
+func exitCodeFor(err error) lifecycle.ExitCode {
 	var ee *exitError
 	var ue *usageError
 	if e, ok := err.(*exitError); ok {
@@ -59,12 +31,12 @@ func exitCodeFor(err error) ExitCode {
 	}
 	switch {
 	case err == nil:
-		return ExitApproved
-	case errors.As(err, &ee) && ee.code != ExitApproved:
+		return lifecycle.ExitApproved
+	case errors.As(err, &ee) && ee.code != lifecycle.ExitApproved:
 		return ee.code
-	case errors.As(err, &ue), errors.Is(err, dialog.ErrInvalid):
-		return ExitUsage
+	case errors.As(err, &ue), errors.Is(err, dialog.ErrInvalid), errors.Is(err, lifecycle.ErrUnknownKey):
+		return lifecycle.ExitUsage
 	default:
-		return ExitInternal
+		return lifecycle.ExitInternal
 	}
 }

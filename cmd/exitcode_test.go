@@ -1,76 +1,49 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
-	"github.com/ask-confirm/ask-confirm/store"
 )
-
-// TestExitCodeValues pins the exit codes: they are a public API that
-// scripts branch on, and must never be renumbered.
-func TestExitCodeValues(t *testing.T) {
-	documented := []struct {
-		name string
-		got  ExitCode
-		want int
-	}{
-		{"approved", ExitApproved, 0},
-		{"denied", ExitDenied, 1},
-		{"usage", ExitUsage, 2},
-		{"pending", ExitPending, 3},
-		{"headless", ExitHeadless, 4},
-		{"expired", ExitExpired, 5},
-		{"failed", ExitFailed, 6},
-		{"superseded", ExitSuperseded, 7},
-		{"internal", ExitInternal, 8},
-	}
-	for _, d := range documented {
-		if int(d.got) != d.want {
-			t.Errorf("the %s exit code is %d, documented as %d", d.name, d.got, d.want)
-		}
-	}
-}
 
 func TestExitCodeFor(t *testing.T) {
 	cases := []struct {
 		name string
 		err  error
-		want ExitCode
+		want lifecycle.ExitCode
 	}{
-		{"success", nil, ExitApproved},
-		{"an unparsable flag", &usageError{errors.New("unknown flag: --bogus")}, ExitUsage},
-		{"a wrapped unparsable flag", fmt.Errorf("parsing: %w", &usageError{errors.New("bad")}), ExitUsage},
-		{"an invalid request", &dialog.InvalidError{Field: "--message", Reason: "must not be empty"}, ExitUsage},
-		{"a wrapped invalid request", fmt.Errorf("checking: %w", &dialog.InvalidError{Field: "--title", Reason: "too long"}), ExitUsage},
-		{"the bare invalid-request sentinel", dialog.ErrInvalid, ExitUsage},
-		{"an unknown error", errors.New("disk on fire"), ExitInternal},
-		{"an I/O error", io.ErrUnexpectedEOF, ExitInternal},
-		{"a wrapped unknown error", fmt.Errorf("opening answer store: %w", errors.New("EIO")), ExitInternal},
+		{"success", nil, lifecycle.ExitApproved},
+		{"an unparsable flag", &usageError{errors.New("unknown flag: --bogus")}, lifecycle.ExitUsage},
+		{"a wrapped unparsable flag", fmt.Errorf("parsing: %w", &usageError{errors.New("bad")}), lifecycle.ExitUsage},
+		{"an invalid request", &dialog.InvalidError{Field: "--message", Reason: "must not be empty"}, lifecycle.ExitUsage},
+		{"a wrapped invalid request", fmt.Errorf("checking: %w", &dialog.InvalidError{Field: "--title", Reason: "too long"}), lifecycle.ExitUsage},
+		{"the bare invalid-request sentinel", dialog.ErrInvalid, lifecycle.ExitUsage},
+		{"an unknown error", errors.New("disk on fire"), lifecycle.ExitInternal},
+		{"an I/O error", io.ErrUnexpectedEOF, lifecycle.ExitInternal},
+		{"a wrapped unknown error", fmt.Errorf("opening answer store: %w", errors.New("EIO")), lifecycle.ExitInternal},
 	}
-	for code := ExitApproved; code <= ExitInternal; code++ {
+	for code := lifecycle.ExitApproved; code <= lifecycle.ExitInternal; code++ {
 		// An approval only counts as the error itself; wrapped in another
 		// error it is a failure somewhere on the way, and never exits 0.
 		wrapped := code
-		if code == ExitApproved {
-			wrapped = ExitInternal
+		if code == lifecycle.ExitApproved {
+			wrapped = lifecycle.ExitInternal
 		}
 		cases = append(cases,
 			struct {
 				name string
 				err  error
-				want ExitCode
+				want lifecycle.ExitCode
 			}{fmt.Sprintf("an outcome already reported as %d", code), &exitError{code}, code},
 			struct {
 				name string
 				err  error
-				want ExitCode
+				want lifecycle.ExitCode
 			}{fmt.Sprintf("a wrapped outcome %d", code), fmt.Errorf("running: %w", &exitError{code}), wrapped},
 		)
 	}
@@ -81,102 +54,9 @@ func TestExitCodeFor(t *testing.T) {
 				t.Errorf("exitCodeFor(%v) = %d, want %d", c.err, got, c.want)
 			}
 			var ee *exitError
-			if c.err != nil && got == ExitApproved && !(errors.As(c.err, &ee) && ee.code == ExitApproved) {
+			if c.err != nil && got == lifecycle.ExitApproved && !(errors.As(c.err, &ee) && ee.code == lifecycle.ExitApproved) {
 				t.Errorf("exitCodeFor(%v) = 0: an error other than a reported approval exits 0", c.err)
 			}
 		})
-	}
-}
-
-func TestFromRecord(t *testing.T) {
-	requested := time.Date(2025, 11, 22, 13, 0, 0, 0, time.UTC)
-	ended := requested.Add(42 * time.Second)
-	cases := []struct {
-		status   store.Status
-		word     string
-		code     ExitCode
-		message  string
-		final    bool
-		canRetry bool
-	}{
-		{store.Approved, StatusApproved, ExitApproved, "approved", true, false},
-		{store.Denied, StatusDenied, ExitDenied, "denied", true, false},
-		{store.Cancelled, StatusCancelled, ExitDenied, "cancelled", true, false},
-		{store.Expired, StatusExpired, ExitExpired, "--timeout", true, false},
-		{store.Superseded, StatusSuperseded, ExitSuperseded, "--key", true, false},
-		{store.Failed, StatusFailed, ExitFailed, "zenity crashed", true, false},
-		{store.Requested, StatusPending, ExitPending, "run the same command again", false, true},
-		{store.Shown, StatusPending, ExitPending, "run the same command again", false, true},
-		{"bogus", StatusError, ExitInternal, `"bogus"`, false, false},
-		{"", StatusError, ExitInternal, "unknown status", false, false},
-	}
-	for _, c := range cases {
-		for _, remembered := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%q remembered=%v", c.status, remembered), func(t *testing.T) {
-				rec := store.Record{
-					Identity:    "id-1",
-					ContentHash: "content",
-					Status:      c.status,
-					Reason:      "zenity crashed",
-					Attempt:     2,
-					RequestedAt: requested,
-					ShownAt:     requested.Add(time.Second),
-					EndedAt:     ended,
-				}
-				r := fromRecord(rec, remembered)
-				if r.Status != c.word || r.ExitCode != c.code {
-					t.Fatalf("status %q gives %q exit %d, want %q exit %d", c.status, r.Status, r.ExitCode, c.word, c.code)
-				}
-				if r.ExitCode == ExitApproved && c.status != store.Approved {
-					t.Fatalf("status %q exits 0", c.status)
-				}
-				if !strings.Contains(r.Message, c.message) {
-					t.Errorf("message %q lacks %q", r.Message, c.message)
-				}
-				if r.Key != "id-1" || r.Attempt != 2 || !r.Rendered || !r.RequestedAt.Equal(requested) {
-					t.Errorf("result %+v does not carry the record's key, attempt, render and request time", r)
-				}
-				if r.ShouldRetry != c.canRetry {
-					t.Errorf("should_retry = %v, want %v", r.ShouldRetry, c.canRetry)
-				}
-				if c.canRetry && r.RetryReason == "" {
-					t.Errorf("a pending result gives no retry_reason")
-				}
-				raw, err := json.Marshal(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.final && !r.AnsweredAt.Equal(ended) {
-					t.Errorf("answered_at = %v, want %v", r.AnsweredAt, ended)
-				}
-				if c.canRetry && strings.Contains(string(raw), "answered_at") {
-					t.Errorf("a pending result reports answered_at: %s", raw)
-				}
-				suffix := "(remembered answer from " + ended.Local().Format(time.TimeOnly) + ")"
-				switch {
-				case remembered && c.code != ExitInternal:
-					if !r.Remembered || !strings.HasSuffix(r.Message, suffix) {
-						t.Errorf("remembered result: remembered=%v message %q, want the suffix %q", r.Remembered, r.Message, suffix)
-					}
-				case strings.Contains(r.Message, "remembered"):
-					t.Errorf("message %q claims a remembered answer", r.Message)
-				}
-				if !remembered && r.Remembered {
-					t.Errorf("a new answer is reported as remembered")
-				}
-			})
-		}
-	}
-}
-
-// A record that never rendered says so, so a caller can tell "nobody saw
-// it" from "somebody saw it and did not answer".
-func TestFromRecordNotRendered(t *testing.T) {
-	r := fromRecord(store.Record{Status: store.Failed, Reason: "no window"}, false)
-	if r.Rendered {
-		t.Errorf("a record with no shown time is reported as rendered")
-	}
-	if r.ExitCode != ExitFailed || !strings.Contains(r.Message, "no window") {
-		t.Errorf("failed record gives exit %d and message %q", r.ExitCode, r.Message)
 	}
 }

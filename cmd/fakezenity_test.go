@@ -1,3 +1,5 @@
+//go:build e2e
+
 package cmd
 
 import (
@@ -8,6 +10,8 @@ import (
 	"strings"
 	"time"
 )
+
+func init() { testPrograms["zenity"] = fakeZenity }
 
 // fakeZenityDirEnv names the directory through which a test drives the
 // scripted zenity. Only this test binary reads it; the shipped binary has no

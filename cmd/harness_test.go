@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -45,7 +47,7 @@ type outcome struct {
 	code    int
 	stdout  string
 	stderr  string
-	res     Result
+	res     lifecycle.Result
 	elapsed time.Duration
 }
 
@@ -548,13 +550,6 @@ func eventually(t *testing.T, limit time.Duration, what string, cond func() bool
 			t.Fatalf("timed out after %s waiting for %s", limit, what)
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // Lifecycle tests with the scripted zenity: the real holder process, the
@@ -19,19 +21,19 @@ func TestLifecycleApproveAndDeny(t *testing.T) {
 	r := h.start("--json", "--message", "approve me")
 	h.waitShown(1)
 	h.answer("approve")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 
 	r = h.start("--json", "--message", "deny me")
 	h.waitShown(1)
 	h.answer("cancel")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 }
 
 func TestLifecycleRenderFailureRetriesThenExits6(t *testing.T) {
 	h := newFakeHarness(t)
 	must(t, os.WriteFile(filepath.Join(h.fakeDir, "broken"), nil, 0o600))
 	o := h.run("--json", "--retries", "2", "--message", "never renders")
-	h.expect(o, 6, StatusFailed)
+	h.expect(o, 6, lifecycle.StatusFailed)
 	if o.res.Attempt != 3 || o.res.Rendered || o.res.ShouldRetry {
 		t.Fatalf("after 2 retries: %+v", o.res)
 	}
@@ -72,7 +74,7 @@ func TestLifecycleHolderKilledWhileShown(t *testing.T) {
 	h.waitShown(1)
 	h.answer("approve")
 	o := r.wait(30 * time.Second)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if o.res.Attempt != 2 {
 		t.Fatalf("attempt %d, want 2", o.res.Attempt)
 	}
@@ -82,7 +84,7 @@ func TestLifecycleHolderKilledWhileShown(t *testing.T) {
 // the request and closes that orphaned dialog too.
 func TestLifecycleCancelClosesOrphanedDialog(t *testing.T) {
 	h := newFakeHarness(t)
-	h.expect(h.run("--json", "--wait", "0", "--key", "orphan", "--message", "left behind"), 3, StatusPending)
+	h.expect(h.run("--json", "--wait", "0", "--key", "orphan", "--message", "left behind"), 3, lifecycle.StatusPending)
 	dialog := h.waitShown(1)[0]
 	must(t, syscall.Kill(h.fakeHolder(dialog), syscall.SIGKILL))
 	if !processAlive(dialog) {
@@ -93,7 +95,7 @@ func TestLifecycleCancelClosesOrphanedDialog(t *testing.T) {
 		t.Fatalf("cancel: %d %s %s", o.code, o.stdout, o.stderr)
 	}
 	eventually(t, 5*time.Second, "the orphaned dialog to be closed", func() bool { return !processAlive(dialog) })
-	if st := h.status("orphan"); st.Status != StatusCancelled {
+	if st := h.status("orphan"); st.Status != lifecycle.StatusCancelled {
 		t.Fatalf("status after cancel: %+v", st)
 	}
 }

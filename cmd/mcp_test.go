@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
@@ -7,15 +7,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,7 +31,7 @@ import (
 
 // These tests drive ask-confirm mcp as an agent host does: the SDK's own
 // client talks over a real stdio pipe to this test binary as ask-confirm,
-// which runs ask-confirm-mcp, built from ../cmd/ask-confirm-mcp for these
+// which runs ask-confirm-mcp, built from ../mcpserver/ask-confirm-mcp for these
 // tests (mcpServerEnv). The real-dialog ones answer GNOME zenity under Xvfb
 // with xdotool.
 
@@ -32,6 +39,7 @@ import (
 type mcpSession struct {
 	h      *harness
 	cs     *mcp.ClientSession
+	cmd    *exec.Cmd // the server process: ask-confirm mcp, which execs ask-confirm-mcp
 	stderr *lockedBuffer
 
 	mu       sync.Mutex
@@ -77,7 +85,7 @@ func (h *harness) mcpConnect(args ...string) *mcpSession {
 	if err != nil {
 		h.t.Fatalf("connecting to ask-confirm mcp: %v\nstderr: %s", err, s.stderr)
 	}
-	s.cs = cs
+	s.cs, s.cmd = cs, cmd
 	h.t.Cleanup(func() {
 		cs.Close()
 		if h.t.Failed() {
@@ -171,7 +179,7 @@ func expectResult(t *testing.T, c toolCall, status, text string) {
 		t.Fatalf("text %q, want it to contain %q", c.text, text)
 	case c.out.Message != c.text:
 		t.Fatalf("structured message %q differs from the text %q", c.out.Message, c.text)
-	case c.out.ShouldRetry != (status == StatusPending):
+	case c.out.ShouldRetry != (status == lifecycle.StatusPending):
 		t.Fatalf("should_retry %v with status %s", c.out.ShouldRetry, status)
 	case !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.out.Key):
 		t.Fatalf("key %q is not an identity", c.out.Key)
@@ -302,7 +310,7 @@ func TestMCPHeadlessIsAResult(t *testing.T) {
 	h := newMCPHarness(t)
 	s := h.mcpConnect("--wait", "30s")
 	c := s.call("confirm", map[string]any{"message": "Anyone there?"})
-	expectResult(t, c, StatusHeadless, "")
+	expectResult(t, c, lifecycle.StatusHeadless, "")
 	if !strings.HasPrefix(c.text, "Nobody can be asked") || !strings.Contains(c.text, "Do not proceed") {
 		t.Fatalf("text: %q", c.text)
 	}
@@ -356,7 +364,7 @@ func TestMCPMalformedCallsKeepServing(t *testing.T) {
 		t.Fatalf("malformed calls wrote history: %v", ev)
 	}
 	// Still serving.
-	expectResult(t, s.call("confirm", map[string]any{"message": "Still there?"}), StatusHeadless, "")
+	expectResult(t, s.call("confirm", map[string]any{"message": "Still there?"}), lifecycle.StatusHeadless, "")
 }
 
 // A client that writes lines the SDK cannot read gets JSON-RPC errors, and
@@ -512,7 +520,7 @@ func TestMCPWithoutServerProgram(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	code := exitCode(t, c.Run())
-	if code != int(ExitInternal) || stdout.Len() != 0 || !strings.Contains(stderr.String(), "go install github.com/ask-confirm/ask-confirm/cmd/ask-confirm-mcp@") {
+	if code != int(lifecycle.ExitInternal) || stdout.Len() != 0 || !strings.Contains(stderr.String(), "go install github.com/ask-confirm/ask-confirm/...@latest") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
@@ -527,7 +535,7 @@ func TestMCPRealApproveAndDeny(t *testing.T) {
 	done := s.start("confirm", args)
 	h.click(title, "approve")
 	c := awaitCall(t, done, 30*time.Second)
-	expectResult(t, c, StatusApproved, "The person approved.")
+	expectResult(t, c, lifecycle.StatusApproved, "The person approved.")
 	if c.out.Remembered {
 		t.Fatalf("a fresh answer marked remembered: %+v", c.out)
 	}
@@ -539,12 +547,12 @@ func TestMCPRealApproveAndDeny(t *testing.T) {
 	// The command line asks the same request: same identity, store and
 	// history, so it collects the same answer without a dialog.
 	o := h.run("--json", "--title", title, "--message", "Ship v2 to production?")
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered || o.res.Key != c.out.Key {
 		t.Fatalf("the command line did not collect the MCP answer: %+v (MCP key %s)", o.res, c.out.Key)
 	}
 	again := s.call("confirm", args)
-	expectResult(t, again, StatusApproved, "")
+	expectResult(t, again, lifecycle.StatusApproved, "")
 	if !again.out.Remembered || !strings.HasPrefix(again.text, "The person approved (a remembered answer") {
 		t.Fatalf("repeat call: %+v", again.out)
 	}
@@ -552,7 +560,7 @@ func TestMCPRealApproveAndDeny(t *testing.T) {
 	title = h.title("MCP-deny")
 	done = s.start("confirm", map[string]any{"title": title, "message": "Drop the table?", "icon": "warning"})
 	h.click(title, "cancel")
-	expectResult(t, awaitCall(t, done, 30*time.Second), StatusDenied, "The person denied. Do not proceed.")
+	expectResult(t, awaitCall(t, done, 30*time.Second), lifecycle.StatusDenied, "The person denied. Do not proceed.")
 }
 
 // A slow person: the call returns pending at --wait with progress on the
@@ -566,7 +574,7 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 	p := &mcp.CallToolParams{Name: "confirm", Arguments: args}
 	p.SetProgressToken("tok-1")
 	c := s.callWith(context.Background(), p)
-	expectResult(t, c, StatusPending, textPending)
+	expectResult(t, c, lifecycle.StatusPending, textPending)
 	if c.out.AnsweredAt != "" || c.out.Remembered {
 		t.Fatalf("pending result: %+v", c.out)
 	}
@@ -588,10 +596,10 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 
 	h.waitWindow(title) // still on screen
 	st := s.call("status", map[string]any{"key": c.out.Key})
-	expectResult(t, st, StatusPending, textPending)
+	expectResult(t, st, lifecycle.StatusPending, textPending)
 
 	// The same arguments again join the open dialog.
-	expectResult(t, s.call("confirm", args), StatusPending, textPending)
+	expectResult(t, s.call("confirm", args), lifecycle.StatusPending, textPending)
 	if n := len(h.windows(title)); n != 1 {
 		t.Fatalf("%d windows after the second call", n)
 	}
@@ -599,14 +607,14 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 	h.waitNoWindow(title, 5*time.Second)
 
 	c = s.call("confirm", args)
-	expectResult(t, c, StatusApproved, "")
+	expectResult(t, c, lifecycle.StatusApproved, "")
 	if !c.out.Remembered {
 		t.Fatalf("collected answer not marked remembered: %+v", c.out)
 	}
 	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
-	expectResult(t, s.call("status", map[string]any{"key": c.out.Key[:8]}), StatusApproved, "")
+	expectResult(t, s.call("status", map[string]any{"key": c.out.Key[:8]}), lifecycle.StatusApproved, "")
 }
 
 // A new question under the same key replaces the open dialog: the older
@@ -622,7 +630,7 @@ func TestMCPRealSupersedeByKey(t *testing.T) {
 	newArgs := map[string]any{"key": "release", "title": newTitle, "message": "Tag v2 instead?"}
 	newer := s.start("confirm", newArgs)
 	o := awaitCall(t, old, 40*time.Second)
-	expectResult(t, o, StatusSuperseded, textSuperseded)
+	expectResult(t, o, lifecycle.StatusSuperseded, textSuperseded)
 	if d := time.Since(superseded); d > 5*time.Second {
 		// The older waiter's blocking shared lock can lose the race to the
 		// new holder's exclusive one; it then notices only at --wait.
@@ -631,12 +639,12 @@ func TestMCPRealSupersedeByKey(t *testing.T) {
 	h.waitNoWindow(oldTitle, 5*time.Second)
 	h.click(newTitle, "approve")
 	n := awaitCall(t, newer, 30*time.Second)
-	if n.err == nil && n.out.Status == StatusPending {
+	if n.err == nil && n.out.Status == lifecycle.StatusPending {
 		// The newer call's wait ran out while the older one was late: the
 		// retry contract collects the answer.
 		n = s.call("confirm", newArgs)
 	}
-	expectResult(t, n, StatusApproved, "")
+	expectResult(t, n, lifecycle.StatusApproved, "")
 	if n.out.Key != o.out.Key {
 		t.Fatalf("one key, two identities: %s and %s", o.out.Key, n.out.Key)
 	}
@@ -655,11 +663,11 @@ func TestMCPRealCancelTool(t *testing.T) {
 	waiting := s.start("confirm", map[string]any{"key": "rotate-keys", "title": title, "message": "Rotate the keys?"})
 	h.waitWindow(title)
 	c := s.call("cancel", map[string]any{"key": "rotate-keys"})
-	expectResult(t, c, StatusCancelled, textCancelDone)
+	expectResult(t, c, lifecycle.StatusCancelled, textCancelDone)
 	h.waitNoWindow(title, 5*time.Second)
-	expectResult(t, awaitCall(t, waiting, 30*time.Second), StatusCancelled, textCancelled)
+	expectResult(t, awaitCall(t, waiting, 30*time.Second), lifecycle.StatusCancelled, textCancelled)
 	again := s.call("cancel", map[string]any{"key": "rotate-keys"})
-	expectResult(t, again, StatusCancelled, "Nothing to cancel: the request already ended cancelled.")
+	expectResult(t, again, lifecycle.StatusCancelled, "Nothing to cancel: the request already ended cancelled.")
 }
 
 // A host that dies mid-call (its server's stdin closes) leaves the dialog
@@ -702,7 +710,7 @@ func TestMCPRealDisconnectLeavesDialogCollectable(t *testing.T) {
 
 	s := h.mcpConnect("--wait", "30s")
 	c := s.call("confirm", args)
-	expectResult(t, c, StatusApproved, "")
+	expectResult(t, c, lifecycle.StatusApproved, "")
 	if !c.out.Remembered {
 		t.Fatalf("the answer was not collected from the store: %+v", c.out)
 	}
@@ -732,8 +740,102 @@ func TestMCPRealCancelledCallJoinsAgain(t *testing.T) {
 		t.Fatalf("%d windows after calling again", n)
 	}
 	h.click(title, "approve")
-	expectResult(t, awaitCall(t, joined, 30*time.Second), StatusApproved, "The person approved.")
+	expectResult(t, awaitCall(t, joined, 30*time.Second), lifecycle.StatusApproved, "The person approved.")
 	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
+}
+
+// One MCP server with hundreds of calls pending on one open dialog keeps
+// one waiter for it: its threads and open files stay within a small
+// constant of idle, it holds at most one descriptor of the dialog's lock
+// file while the dialog is open, and none once the dialog has ended.
+func TestMCPManyPendingCallsShareOneWaiter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts threads and descriptors through /proc")
+	}
+	h := newFakeHarness(t)
+	s := h.mcpConnect("--wait", "20ms")
+	pid := s.cmd.Process.Pid
+	args := map[string]any{"message": "Hold still", "timeout": "2m"}
+	first := s.call("confirm", args)
+	expectResult(t, first, lifecycle.StatusPending, textPending)
+	h.waitShown(1)
+	lockPath := filepath.Join(h.dir, "state", "ask-confirm", "locks", first.out.Key+".lock")
+	idleThreads, idleFiles := procThreads(t, pid), len(procFiles(t, pid))
+
+	const calls = 300
+	var wg sync.WaitGroup
+	errs := make(chan string, calls)
+	for range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c := s.call("confirm", args); c.err != nil || c.out.Status != lifecycle.StatusPending {
+				errs <- fmt.Sprintf("%v %+v", c.err, c.out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatalf("a pending call: %s", e)
+	}
+	threads, files := procThreads(t, pid), procFiles(t, pid)
+	t.Logf("after %d pending calls: %d threads (idle %d), %d open files (idle %d)", calls, threads, idleThreads, len(files), idleFiles)
+	if threads > idleThreads+8 || len(files) > idleFiles+8 {
+		t.Fatalf("%d threads and %d open files after %d pending calls, idle %d and %d", threads, len(files), calls, idleThreads, idleFiles)
+	}
+	if n := countTarget(files, lockPath); n > 1 {
+		t.Fatalf("%d descriptors of the lock file while the dialog is open, want at most 1", n)
+	}
+
+	h.answer("approve")
+	eventually(t, 20*time.Second, "the approval to be collected", func() bool {
+		return s.call("confirm", args).out.Status == lifecycle.StatusApproved
+	})
+	eventually(t, 5*time.Second, "no descriptor of the lock file", func() bool {
+		return countTarget(procFiles(t, pid), lockPath) == 0
+	})
+}
+
+// procThreads returns the number of threads of process pid.
+func procThreads(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	must(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			must(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no thread count for process %d", pid)
+	return 0
+}
+
+// procFiles returns what the open descriptors of process pid point at.
+func procFiles(t *testing.T, pid int) []string {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	var files []string
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
+			files = append(files, target)
+		}
+	}
+	return files
+}
+
+func countTarget(files []string, path string) int {
+	n := 0
+	for _, f := range files {
+		if f == path {
+			n++
+		}
+	}
+	return n
 }

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package cmd
 
 import (
@@ -31,7 +33,7 @@ func mcpServerEnv(t *testing.T, env []string) []string {
 		if raceBuild {
 			args = append(args, "-race")
 		}
-		build := exec.Command("go", append(args, "github.com/ask-confirm/ask-confirm/cmd/"+mcpProgram)...)
+		build := exec.Command("go", append(args, "github.com/ask-confirm/ask-confirm/mcpserver/"+mcpProgram)...)
 		if out, err := build.CombinedOutput(); err != nil {
 			mcpServer.err = fmt.Errorf("go %s: %v\n%s", strings.Join(build.Args[1:], " "), err, out)
 		}
@@ -50,6 +52,8 @@ func mcpServerEnv(t *testing.T, env []string) []string {
 	}
 	return append(out, "PATH="+path)
 }
+
+func init() { afterTests = append(afterTests, removeMCPServer) }
 
 // removeMCPServer removes what mcpServerEnv built.
 func removeMCPServer() {

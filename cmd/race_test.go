@@ -1,4 +1,4 @@
-//go:build race
+//go:build e2e && race
 
 package cmd
 

@@ -1,10 +1,12 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
 import (
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // Real dialogs, issue 12: an answer given after its caller stopped waiting
@@ -19,7 +21,7 @@ func (h *harness) answeredAt(key string) time.Time {
 	eventually(h.t, 10*time.Second, "the answer to be on record", func() bool {
 		o := h.run("status", key, "--json")
 		at = o.res.AnsweredAt
-		return o.code != int(ExitPending) && !at.IsZero()
+		return o.code != int(lifecycle.ExitPending) && !at.IsZero()
 	})
 	return at
 }
@@ -32,13 +34,13 @@ func TestRealDialogCollectWithRememberZero(t *testing.T) {
 	title := h.title("RD-collect0")
 	args := []string{"--json", "--remember", "0", "--wait", "2s", "--title", title, "--message", "collect me"}
 	o := h.run(args...)
-	h.expect(o, 3, StatusPending)
+	h.expect(o, 3, lifecycle.StatusPending)
 	h.click(title, "approve")
 	h.waitNoWindow(title, 5*time.Second)
 	h.answeredAt(o.res.Key)
 
 	o = h.run(args...)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered {
 		t.Fatalf("the collected answer is not marked remembered: %+v", o.res)
 	}
@@ -53,7 +55,7 @@ func TestRealDialogCollectWithRememberZero(t *testing.T) {
 	r := h.start(args...)
 	h.waitWindow(title)
 	h.click(title, "cancel")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 	if n := h.dialogsRequested(); n != 2 {
 		t.Fatalf("%d dialogs were requested, want 2", n)
 	}
@@ -70,12 +72,12 @@ func TestRealDialogCollectPastRememberWithinBound(t *testing.T) {
 
 	// A retry after --remember, within the bound, collects.
 	o := h.run(args...)
-	h.expect(o, 3, StatusPending)
+	h.expect(o, 3, lifecycle.StatusPending)
 	h.click(title, "approve")
 	at := h.answeredAt(o.res.Key)
 	sleepUntil(at.Add(2 * time.Second))
 	o = h.run(args...)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered || time.Since(at) < time.Second {
 		t.Fatalf("collected %s after the click: %+v", time.Since(at), o.res)
 	}
@@ -86,14 +88,14 @@ func TestRealDialogCollectPastRememberWithinBound(t *testing.T) {
 	// A retry after the bound shows a new dialog.
 	sleepUntil(at.Add(time.Second)) // the collected answer is past --remember
 	o = h.run(args...)
-	h.expect(o, 3, StatusPending)
+	h.expect(o, 3, lifecycle.StatusPending)
 	h.click(title, "approve")
 	at = h.answeredAt(o.res.Key)
 	sleepUntil(at.Add(7 * time.Second))
 	r := h.start(args...)
 	h.waitWindow(title) // a new dialog, not the forgotten approval
 	h.click(title, "cancel")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 	if n := h.dialogsRequested(); n != 3 {
 		t.Fatalf("%d dialogs were requested, want 3", n)
 	}
@@ -108,7 +110,7 @@ func TestRealDialogWaitingCallerCollects(t *testing.T) {
 	r := h.start(args...)
 	h.click(title, "approve")
 	o := r.wait(30 * time.Second)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if o.res.Remembered {
 		t.Fatalf("the waiting caller's answer reads as remembered: %+v", o.res)
 	}
@@ -116,7 +118,7 @@ func TestRealDialogWaitingCallerCollects(t *testing.T) {
 	r = h.start(args...)
 	h.waitWindow(title)
 	h.click(title, "cancel")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 	if n := h.dialogsRequested(); n != 2 {
 		t.Fatalf("%d dialogs were requested, want 2", n)
 	}
@@ -128,11 +130,11 @@ func TestRealDialogCollectDenialAndExpiry(t *testing.T) {
 	deny := h.title("RD-collectdeny")
 	args := []string{"--json", "--remember", "1s", "--wait", "2s", "--title", deny, "--message", "deny me later"}
 	o := h.run(args...)
-	h.expect(o, 3, StatusPending)
+	h.expect(o, 3, lifecycle.StatusPending)
 	h.click(deny, "cancel")
 	sleepUntil(h.answeredAt(o.res.Key).Add(2 * time.Second))
 	o = h.run(args...)
-	h.expect(o, 1, StatusDenied)
+	h.expect(o, 1, lifecycle.StatusDenied)
 	if !o.res.Remembered || len(h.windows(deny)) != 0 {
 		t.Fatalf("the denial was not collected: %+v", o.res)
 	}
@@ -140,12 +142,12 @@ func TestRealDialogCollectDenialAndExpiry(t *testing.T) {
 	expire := h.title("RD-collectexpire")
 	args = []string{"--json", "--remember", "1s", "--timeout", "3s", "--wait", "1s", "--title", expire, "--message", "nobody answers"}
 	o = h.run(args...)
-	h.expect(o, 3, StatusPending)
+	h.expect(o, 3, lifecycle.StatusPending)
 	h.waitWindow(expire)
 	h.waitNoWindow(expire, 10*time.Second)
 	sleepUntil(h.answeredAt(o.res.Key).Add(2 * time.Second))
 	o = h.run(args...)
-	h.expect(o, 5, StatusExpired)
+	h.expect(o, 5, lifecycle.StatusExpired)
 	if !o.res.Remembered || len(h.windows(expire)) != 0 {
 		t.Fatalf("the expiry was not collected: %+v", o.res)
 	}
@@ -163,14 +165,14 @@ func TestMCPRealCollectPastRemember(t *testing.T) {
 	title := h.title("MCP-collect")
 	args := map[string]any{"title": title, "message": "Deploy once I am back?"}
 	c := s.call("confirm", args)
-	expectResult(t, c, StatusPending, textPending)
+	expectResult(t, c, lifecycle.StatusPending, textPending)
 	h.click(title, "approve")
 	sleepUntil(h.answeredAt(c.out.Key).Add(2 * time.Second))
 
 	st := s.call("status", map[string]any{"key": c.out.Key})
-	expectResult(t, st, StatusApproved, "")
+	expectResult(t, st, lifecycle.StatusApproved, "")
 	c = s.call("confirm", args)
-	expectResult(t, c, StatusApproved, "")
+	expectResult(t, c, lifecycle.StatusApproved, "")
 	if !c.out.Remembered || len(h.windows(title)) != 0 {
 		t.Fatalf("the approval was not collected: %+v", c.out)
 	}
@@ -179,7 +181,7 @@ func TestMCPRealCollectPastRemember(t *testing.T) {
 	}
 	// Collected by that call: the next one is asked anew.
 	c = s.call("confirm", args)
-	expectResult(t, c, StatusPending, textPending)
+	expectResult(t, c, lifecycle.StatusPending, textPending)
 	h.waitWindow(title)
 	h.click(title, "cancel")
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -28,7 +30,7 @@ func TestRealDialogBrokenBackendExits6ThenRecovers(t *testing.T) {
 	h.env = prependPath(h.env, broken)
 	args := []string{"--json", "--title", h.title("RD-broken"), "--message", "Backend is broken"}
 	o := h.run(args...)
-	h.expect(o, 6, StatusFailed)
+	h.expect(o, 6, lifecycle.StatusFailed)
 	if o.res.Attempt != 3 || o.res.Rendered || !strings.Contains(o.res.Message, "cannot load GTK") {
 		t.Fatalf("want 3 attempts and the backend's reason: %+v", o.res)
 	}
@@ -40,7 +42,7 @@ func TestRealDialogBrokenBackendExits6ThenRecovers(t *testing.T) {
 	h.env = realEnv
 	r := h.start(args...)
 	h.click(h.title("RD-broken"), "approve")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 }
 
 func TestRealDialogHolderKilledWhileCallerWaits(t *testing.T) {
@@ -71,7 +73,7 @@ func TestRealDialogHolderKilledWhileCallerWaits(t *testing.T) {
 	}
 	h.click(title, "approve")
 	o := r.wait(30 * time.Second)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if o.res.Attempt != 2 {
 		t.Fatalf("attempt %d, want 2", o.res.Attempt)
 	}
@@ -83,7 +85,7 @@ func TestRealDialogSupersedeByKey(t *testing.T) {
 	old := h.start("--json", "--key", "release", "--title", oldTitle, "--message", "Tag v1?")
 	h.waitWindow(oldTitle)
 	st := h.status("release")
-	if st.Status != StatusPending {
+	if st.Status != lifecycle.StatusPending {
 		t.Fatalf("status before supersede: %+v", st)
 	}
 
@@ -95,16 +97,16 @@ func TestRealDialogSupersedeByKey(t *testing.T) {
 	}
 
 	newer := h.start("--json", "--key", "release", "--title", newTitle, "--message", "Tag v2 instead?")
-	h.expect(old.wait(30*time.Second), 7, StatusSuperseded)
-	h.expect(joined.wait(30*time.Second), 7, StatusSuperseded)
+	h.expect(old.wait(30*time.Second), 7, lifecycle.StatusSuperseded)
+	h.expect(joined.wait(30*time.Second), 7, lifecycle.StatusSuperseded)
 	h.waitNoWindow(oldTitle, 5*time.Second)
 	h.click(newTitle, "approve")
 	o := newer.wait(30 * time.Second)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if got := dropSupersededCollection(h.eventsBesideRenderRetries(o.res.Key)); !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered", "collected"}) {
 		t.Fatalf("history: %v", got)
 	}
-	if st := h.status("release"); st.Status != StatusApproved || st.ExitCode != 0 {
+	if st := h.status("release"); st.Status != lifecycle.StatusApproved || st.ExitCode != 0 {
 		t.Fatalf("status after approval: %+v", st)
 	}
 }
@@ -125,8 +127,8 @@ func TestRealDialogCancelCommand(t *testing.T) {
 	}
 	h.waitNoWindow(title, 5*time.Second)
 	w := waiter.wait(30 * time.Second)
-	h.expect(w, 1, StatusCancelled)
-	if st := h.status(list[0].Identity); st.Status != StatusCancelled || st.ExitCode != 1 {
+	h.expect(w, 1, lifecycle.StatusCancelled)
+	if st := h.status(list[0].Identity); st.Status != lifecycle.StatusCancelled || st.ExitCode != 1 {
 		t.Fatalf("status after cancel: %+v", st)
 	}
 	if got := h.eventsBesideRenderRetries(w.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "cancelled", "collected"}) {
@@ -137,7 +139,7 @@ func TestRealDialogCancelCommand(t *testing.T) {
 	h.run("forget", list[0].Identity)
 	r := h.start(args...)
 	h.click(title, "approve")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 }
 
 func TestRealDialogForgetShowsANewDialog(t *testing.T) {
@@ -146,9 +148,9 @@ func TestRealDialogForgetShowsANewDialog(t *testing.T) {
 	args := []string{"--json", "--title", title, "--message", "Remember me?"}
 	r := h.start(args...)
 	h.click(title, "approve")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 	o := h.run(args...)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered {
 		t.Fatalf("second ask not remembered: %+v", o.res)
 	}
@@ -164,7 +166,7 @@ func TestRealDialogForgetShowsANewDialog(t *testing.T) {
 	h.waitWindow(title) // a new dialog, not the remembered answer
 	h.click(title, "cancel")
 	o = r.wait(30 * time.Second)
-	h.expect(o, 1, StatusDenied)
+	h.expect(o, 1, lifecycle.StatusDenied)
 	if got := h.eventsBesideRenderRetries(o.res.Key); !reflect.DeepEqual(got, []string{"requested", "shown", "answered", "collected", "reused", "requested", "shown", "answered", "collected"}) {
 		t.Fatalf("history: %v", got)
 	}
@@ -261,7 +263,7 @@ func (h *harness) eventsBesideRenderRetries(identity string) []string {
 
 // status runs ask-confirm status KEY --json and checks that its exit code
 // matches the exit_code it printed.
-func (h *harness) status(key string) Result {
+func (h *harness) status(key string) lifecycle.Result {
 	h.t.Helper()
 	o := h.run("status", key, "--json")
 	if int(o.res.ExitCode) != o.code {
@@ -270,13 +272,13 @@ func (h *harness) status(key string) Result {
 	return o.res
 }
 
-func (h *harness) list() []entry {
+func (h *harness) list() []lifecycle.Entry {
 	h.t.Helper()
 	o := h.run("list", "--json")
 	if o.code != 0 {
 		h.t.Fatalf("list: %d %s", o.code, o.stderr)
 	}
-	var entries []entry
+	var entries []lifecycle.Entry
 	must(h.t, json.Unmarshal([]byte(o.stdout), &entries))
 	return entries
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 package cmd
 
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // These tests show real zenity dialogs on the X server in DISPLAY and answer
@@ -20,7 +22,7 @@ func TestRealDialogApproveButton(t *testing.T) {
 	r := h.start("--json", "--title", h.title("RD-approve"), "--message", "Ship v2 to production?")
 	h.click(h.title("RD-approve"), "approve")
 	o := r.wait(30 * time.Second)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if o.res.Remembered || !o.res.Rendered || o.res.AnsweredAt.IsZero() || len(o.res.Key) != 64 {
 		t.Fatalf("unexpected fields: %+v", o.res)
 	}
@@ -31,28 +33,28 @@ func TestRealDialogCancelButton(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--title", h.title("RD-cancel"), "--message", "Drop the table?")
 	h.click(h.title("RD-cancel"), "cancel")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 }
 
 func TestRealDialogEscapeDenies(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--title", h.title("RD-esc"), "--message", "Rotate the keys?")
 	h.key(h.title("RD-esc"), "Escape")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 }
 
 func TestRealDialogEnterPressesCancelByDefault(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--title", h.title("RD-enter"), "--message", "Enter must not approve")
 	h.key(h.title("RD-enter"), "Return")
-	h.expect(r.wait(30*time.Second), 1, StatusDenied)
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
 }
 
 func TestRealDialogEnterApprovesWithDefaultApprove(t *testing.T) {
 	h := newRealHarness(t)
 	r := h.start("--json", "--default-approve", "--title", h.title("RD-enter-ok"), "--message", "Enter approves here")
 	h.key(h.title("RD-enter-ok"), "Return")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 }
 
 // A slow person: the caller gives up with 3, the dialog stays, the answer is
@@ -61,7 +63,7 @@ func TestRealDialogPendingThenCollect(t *testing.T) {
 	h := newRealHarness(t)
 	args := []string{"--json", "--wait", "2s", "--title", h.title("RD-pending"), "--message", "Deploy when ready?"}
 	o := h.run(args...)
-	h.expect(o, 3, StatusPending)
+	h.expect(o, 3, lifecycle.StatusPending)
 	if !o.res.ShouldRetry || o.res.AnsweredAt.IsZero() == false {
 		t.Fatalf("pending result: %+v", o.res)
 	}
@@ -73,7 +75,7 @@ func TestRealDialogPendingThenCollect(t *testing.T) {
 	h.waitNoWindow(h.title("RD-pending"), 5*time.Second)
 
 	o = h.run(args...)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered {
 		t.Fatalf("collected answer not marked remembered: %+v", o.res)
 	}
@@ -90,7 +92,7 @@ func TestRealDialogTimeoutExpires(t *testing.T) {
 	r := h.start("--json", "--timeout", "3s", "--title", h.title("RD-timeout"), "--message", "Nobody will answer")
 	h.waitWindow(h.title("RD-timeout"))
 	o := r.wait(30 * time.Second)
-	h.expect(o, 5, StatusExpired)
+	h.expect(o, 5, lifecycle.StatusExpired)
 	h.waitNoWindow(h.title("RD-timeout"), 5*time.Second)
 }
 
@@ -104,8 +106,8 @@ func TestRealDialogConcurrentCallersShareOneWindow(t *testing.T) {
 		t.Fatalf("%d windows for one request", len(ws))
 	}
 	h.click(h.title("RD-twice"), "approve")
-	h.expect(a.wait(30*time.Second), 0, StatusApproved)
-	h.expect(b.wait(30*time.Second), 0, StatusApproved)
+	h.expect(a.wait(30*time.Second), 0, lifecycle.StatusApproved)
+	h.expect(b.wait(30*time.Second), 0, lifecycle.StatusApproved)
 	if n := h.dialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
@@ -115,7 +117,7 @@ func TestRealDialogNoDisplay(t *testing.T) {
 	h := newRealHarness(t)
 	h.env = withoutEnv(h.env, "DISPLAY")
 	o := h.run("--json", "--wait", "30s", "--title", h.title("RD-headless"), "--message", "Anyone there?")
-	h.expect(o, 4, StatusHeadless)
+	h.expect(o, 4, lifecycle.StatusHeadless)
 	t.Logf("no display answered 4 in %s", o.elapsed)
 	if o.elapsed > 5*time.Second {
 		t.Fatalf("took %s: a headless request must not wait", o.elapsed)
@@ -125,9 +127,9 @@ func TestRealDialogNoDisplay(t *testing.T) {
 	}
 
 	o = h.run("--json", "--if-headless", "deny", "--title", h.title("RD-headless"), "--message", "Anyone there?")
-	h.expect(o, 1, StatusDenied)
+	h.expect(o, 1, lifecycle.StatusDenied)
 	o = h.run("--json", "--if-headless", "approve", "--title", h.title("RD-headless"), "--message", "Anyone there?")
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !strings.Contains(o.stderr, "approved without asking") {
 		t.Fatalf("a headless approval must be announced on stderr: %q", o.stderr)
 	}
@@ -214,7 +216,7 @@ func TestRealDialogSurvivesCallerGroupKill(t *testing.T) {
 	h.click(h.title("RD-groupkill"), "approve")
 	h.waitNoWindow(h.title("RD-groupkill"), 5*time.Second)
 	o := h.run(args...)
-	h.expect(o, 0, StatusApproved)
+	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered {
 		t.Fatalf("answer not collected from the store: %+v", o.res)
 	}
@@ -227,7 +229,7 @@ func TestRealDialogLiteralText(t *testing.T) {
 	r := h.start("--json", "--title", h.title("RD-literal"), "--message", "--help <b>bold</b> & <span foreground=\"red\">x</span>")
 	h.waitWindow(h.title("RD-literal"))
 	h.click(h.title("RD-literal"), "approve")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 }
 
 func withoutEnv(env []string, name string) []string {

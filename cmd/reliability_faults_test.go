@@ -1,4 +1,4 @@
-//go:build linux
+//go:build e2e && linux
 
 package cmd
 
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // fault is one thing that can go wrong around a request. setup breaks the
@@ -215,7 +217,7 @@ func TestReliabilityFileModes(t *testing.T) {
 	r := h.start("--json", "--message", "modes")
 	h.waitShown(1)
 	h.answer("approve")
-	h.expect(r.wait(30*time.Second), 0, StatusApproved)
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
 	for _, dir := range []string{h.cacheDir(), h.locksDir(), filepath.Dir(h.locksDir())} {
 		checkMode(t, dir, 0o700|os.ModeDir)
 		entries, err := os.ReadDir(dir)

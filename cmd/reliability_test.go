@@ -1,4 +1,4 @@
-//go:build linux
+//go:build e2e && linux
 
 package cmd
 
@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -109,7 +111,7 @@ func TestReliabilityHerd(t *testing.T) {
 	failures, worst := 0, time.Duration(0)
 	for _, r := range runs {
 		o := r.wait(2 * time.Minute)
-		if o.code != 0 || o.res.Status != StatusApproved {
+		if o.code != 0 || o.res.Status != lifecycle.StatusApproved {
 			failures++
 			t.Logf("caller: exit %d %s %s", o.code, o.stdout, o.stderr)
 		}

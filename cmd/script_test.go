@@ -1,4 +1,4 @@
-//go:build unix
+//go:build e2e && unix
 
 // The scripts check exact exit codes through sh, so they run on Unix.
 

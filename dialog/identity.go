@@ -52,3 +52,17 @@ func writeField(h hash.Hash, f string) {
 	h.Write(n[:])
 	h.Write([]byte(f))
 }
+
+// ShortIdentityLen is how much of an identity people are shown, as with
+// git's short hashes; any unique prefix of 4 or more characters names the
+// request again.
+const ShortIdentityLen = 12
+
+// ShortIdentity returns the first ShortIdentityLen characters of id, or all
+// of it when it is shorter.
+func ShortIdentity(id string) string {
+	if len(id) > ShortIdentityLen {
+		return id[:ShortIdentityLen]
+	}
+	return id
+}

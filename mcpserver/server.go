@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,53 +27,54 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/ask-confirm/ask-confirm/cmd"
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // The MCP server serves the confirm command to AI agents. It is a thin
-// translation: every tool call becomes a call of cmd.Service, which goes
+// translation: every tool call becomes a call of the request engine (lifecycle), which goes
 // through the same lifecycle, store, identity and history as the command
 // line. Only a person's click approves; the server has no
 // --if-headless approve, and nothing an agent can send changes that.
 
-// The words a model reads. They are full sentences, unlike the CLI's
-// one-line messages, because a model reads them as the tool's answer.
-const (
-	mcpApproved      = "The person approved."
-	mcpApprovedAgain = "The person approved (a remembered answer, given at %s)."
-	mcpDenied        = "The person denied. Do not proceed."
-	mcpDeniedAgain   = "The person denied (a remembered answer, given at %s). Do not proceed."
-	mcpCancelled     = "The request was cancelled before the person answered. Treat it as denied: do not proceed."
-	mcpPending       = "Still waiting: the dialog is open on the person's screen. Call confirm again with the same arguments to collect the answer."
-	mcpExpired       = "Nobody answered before the dialog timed out. Treat it as denied: do not proceed."
-	mcpSuperseded    = "A newer request with the same key replaced this one before the person answered. Do not proceed on this request."
-	mcpDoNotProceed  = "Do not proceed."
-	mcpHeadlessHint  = "No dialog was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
-	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling confirm again shows a new dialog."
-	mcpCancelDone    = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
-	mcpCancelTooLate = "Too late to cancel: the request had already ended. %s"
-	mcpNothingOpen   = "Nothing to cancel: the request already ended %s."
-	mcpInvalid       = "invalid argument %s: %s"
-	mcpInternal      = "ask-confirm could not complete the request, so nothing was approved: %s"
-
-	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, in a dialog on their screen. Call confirm before any step that needs a human's consent.
-
-A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the dialog is still open: call confirm again with exactly the same arguments to collect the answer. That never opens a second dialog; repeat until the status is no longer pending. An answer given while no call was waiting is kept for the next call with the same arguments for %s after it was given. Once a call has received an answer, calls with the same arguments get it again for %s without a new dialog.
-
-Only "approved" means yes. "denied", "cancelled", "expired", "headless", "failed" and "superseded" all mean: do not proceed. Do not change the message just to ask again after a denial.
-
-Use status with a request's key to look at it without waiting, and cancel to withdraw a request you no longer need.`
-)
-
 // Main runs ask-confirm-mcp with the process's arguments and returns its
-// exit code.
-func Main() int { return cmd.Execute(NewCommand(), os.Args[1:]) }
+// exit code. A holder started by the engine runs here too.
+func Main() int {
+	if code, ok := lifecycle.HolderMain(os.Args[1:]); ok {
+		return code
+	}
+	return execute(NewCommand(), os.Args[1:], os.Stderr)
+}
 
-// NewCommand is ask-confirm-mcp's command tree: the server, and the hidden
-// hold command its detached dialog holders run.
+// execute runs c with args and returns the exit code, printing an error as
+// ask-confirm does: a mistake in the command line exits 2, anything else 8.
+func execute(c *cobra.Command, args []string, stderr io.Writer) int {
+	c.SetArgs(args)
+	c.SetErr(stderr)
+	c.SilenceErrors, c.SilenceUsage = true, true
+	err := c.Execute()
+	if err == nil {
+		return int(lifecycle.ExitApproved)
+	}
+	fmt.Fprintf(stderr, "ask-confirm: error: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) || errors.Is(err, dialog.ErrInvalid) {
+		fmt.Fprintln(stderr, "ask-confirm: hint: "+hintFlags)
+		return int(lifecycle.ExitUsage)
+	}
+	return int(lifecycle.ExitInternal)
+}
+
+// usageError marks a mistake in the command line.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// NewCommand is ask-confirm-mcp's command: the server.
 func NewCommand() *cobra.Command {
-	o := cmd.ServiceOptions{}
+	o := lifecycle.DefaultCall()
+	o.Wait = 40 * time.Second
 	c := &cobra.Command{
 		Use:   "ask-confirm-mcp [flags]",
 		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
@@ -94,45 +96,68 @@ and errors go to stderr.`,
 		Example: `  {"mcpServers": {"ask-confirm": {"command": "ask-confirm", "args": ["mcp"]}}}`,
 		Args: func(c *cobra.Command, args []string) error {
 			if err := cobra.NoArgs(c, args); err != nil {
-				return cmd.Usage(err)
+				return &usageError{err}
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
-			svc, err := cmd.NewService(o, c.ErrOrStderr())
+			s, err := newServer(o, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return (&server{svc: svc, base: svc.Defaults(), stderr: c.ErrOrStderr()}).serve(ctx, newStdio(os.Stdin, os.Stdout))
+			return s.serve(ctx, newStdio(os.Stdin, os.Stdout))
 		},
 	}
 	f := c.Flags()
-	f.DurationVar(&o.Wait, "wait", 40*time.Second, "longest time one confirm call blocks before it returns pending (0 to 24h; keep it below the client's tool-call timeout)")
-	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "how long a dialog stays open unanswered, unless the call gives its own timeout (above 0, at most 24h)")
-	f.DurationVar(&o.Remember, "remember", 60*time.Second, "how long an answer, once a call has received it, is returned again to the same request without a new dialog (0 to 168h)")
-	f.DurationVar(&o.CollectWithin, "collect-within", cmd.DefaultCollectWithin, "how long an answer that no call has received yet is kept for the next identical call, which receives it once; never less than --remember (0 to 168h)")
+	f.DurationVar(&o.Wait, "wait", o.Wait, "longest time one confirm call blocks before it returns pending (0 to 24h; keep it below the client's tool-call timeout)")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long a dialog stays open unanswered, unless the call gives its own timeout (above 0, at most 24h)")
+	f.DurationVar(&o.Remember, "remember", o.Remember, "how long an answer, once a call has received it, is returned again to the same request without a new dialog (0 to 168h)")
+	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "how long an answer that no call has received yet is kept for the next identical call, which receives it once; never less than --remember (0 to 168h)")
 	f.SortFlags = false
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmd.Usage(err) })
-	c.AddCommand(cmd.HoldCommand())
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	return c
 }
 
-// server answers tool calls through the confirm command's lifecycle.
+// server answers tool calls through the request engine.
 type server struct {
-	svc *cmd.Service
-	// base is what a call leaves out.
-	base   cmd.Defaults
+	engine *lifecycle.Engine
+	// base is what a call leaves out: the command line's request defaults,
+	// the server's wait, timeout, remember and collect-within, and the
+	// server's working directory as the scope. Without a display nobody is
+	// asked (IfHeadlessFail): only a person's click approves.
+	base   lifecycle.Call
 	stderr io.Writer
 }
+
+// newServer checks the server's settings, bounded exactly as a call's are,
+// and makes its engine. Warnings go to stderr.
+func newServer(base lifecycle.Call, stderr io.Writer) (*server, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("finding the working directory for the default scope: %w", err)
+	}
+	base.Request.Scope = wd
+	base.IfHeadless = lifecycle.IfHeadlessFail
+	probe := base
+	probe.Request.Message = "?"
+	if err := probe.Validate(); err != nil {
+		return nil, &usageError{err}
+	}
+	s := &server{base: base, stderr: stderr}
+	s.engine = lifecycle.New(lifecycle.Config{Warn: s.warn})
+	return s, nil
+}
+
+func (s *server) warn(err error) { fmt.Fprintf(s.stderr, "ask-confirm: warning: %v\n", err) }
 
 // serve answers requests on t until the client goes away or ctx ends. Only
 // the transport writes to stdout.
 func (s *server) serve(ctx context.Context, t mcp.Transport) error {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcp.NewServer(&mcp.Implementation{Name: "ask-confirm", Title: "ask-confirm", Version: cmd.Version()}, &mcp.ServerOptions{
-		Instructions: fmt.Sprintf(mcpInstructions, shortDuration(s.base.Wait), shortDuration(s.base.CollectWithin), shortDuration(s.base.Remember)),
+	srv := mcp.NewServer(&mcp.Implementation{Name: "ask-confirm", Title: "ask-confirm", Version: lifecycle.Version()}, &mcp.ServerOptions{
+		Instructions: fmt.Sprintf(mcpInstructions, shortDuration(s.base.Wait), shortDuration(max(s.base.CollectWithin, s.base.Remember)), shortDuration(s.base.Remember)),
 		Logger:       logger,
 		// The server sends no log messages; stderr carries them.
 		Capabilities: &mcp.ServerCapabilities{},
@@ -214,7 +239,7 @@ func (s *server) confirmTool() *mcp.Tool {
 				"default_approve": {Type: "boolean", Description: "make the approve button the default, so Enter approves (default: cancel is the default button)", Default: []byte("false")},
 				"key":             text(fmt.Sprintf("explicit identity of the request; a different question under the same key replaces the open dialog (at most %d bytes)", dialog.MaxKeyBytes), dialog.MaxKeyBytes, ""),
 				"scope":           text(fmt.Sprintf("what separates identical questions asked for different things, such as a repository path (default: the server's working directory; at most %d bytes)", dialog.MaxScopeBytes), dialog.MaxScopeBytes, ""),
-				"timeout":         text(fmt.Sprintf("how long the dialog stays open unanswered, as a duration such as 90s or 10m (above 0, at most %s)", shortDuration(cmd.MaxTimeout)), 32, shortDuration(s.base.Timeout)),
+				"timeout":         text(fmt.Sprintf("how long the dialog stays open unanswered, as a duration such as 90s or 10m (above 0, at most %s)", shortDuration(lifecycle.MaxTimeout)), 32, shortDuration(s.base.Timeout)),
 			},
 			PropertyOrder:        []string{"message", "title", "ok_label", "cancel_label", "icon", "default_approve", "key", "scope", "timeout"},
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -277,40 +302,53 @@ func request(in confirmArgs, timeout time.Duration) (dialog.Request, time.Durati
 	return req, timeout, nil
 }
 
-// confirm is the confirm tool: one invocation of the confirm command.
-// Invalid arguments and internal errors are tool errors; every outcome of
-// the request, pending included, is a result.
+// confirm is the confirm tool: one request, as the confirm command asks
+// it. Invalid arguments and internal errors are tool errors; every outcome
+// of the request, pending included, is a result.
 func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in confirmArgs) (*mcp.CallToolResult, *toolOutput, error) {
 	req, timeout, err := request(in, s.base.Timeout)
 	if err != nil {
 		return nil, nil, err
 	}
-	var watch cmd.Watcher
-	if token := call.Params.GetProgressToken(); token != nil {
-		watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.svc.Now, start: s.svc.Now(), total: s.base.Wait.Seconds()}
+	c := s.base
+	c.Request, c.Timeout = req, timeout
+	if c.Request.Scope == "" {
+		c.Request.Scope = s.base.Request.Scope
 	}
-	r, err := s.svc.Confirm(ctx, req, timeout, watch)
+	if token := call.Params.GetProgressToken(); token != nil {
+		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
+	}
+	r, err := s.engine.Ask(ctx, c)
 	if err != nil {
 		var ie *dialog.InvalidError
 		if errors.As(err, &ie) {
-			// --ok-label is the ok_label argument here.
-			name := strings.ReplaceAll(strings.TrimPrefix(ie.Field, "--"), "-", "_")
-			return nil, nil, fmt.Errorf(mcpInvalid, name, ie.Reason)
+			// --ok-label is the ok_label argument here, in the reason too.
+			return nil, nil, fmt.Errorf(mcpInvalid, argumentName(ie.Field), flagName.ReplaceAllStringFunc(ie.Reason, argumentName))
 		}
 		return nil, nil, err
 	}
 	return s.answer(r, "")
 }
 
+// flagName matches a command-line flag's name in an error's text.
+var flagName = regexp.MustCompile(`--[a-z][a-z-]*`)
+
+// argumentName is the tool argument for a command-line flag: ok_label for
+// --ok-label.
+func argumentName(flag string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
+}
+
 // status is the status tool: what confirming the request again would give.
 func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (*mcp.CallToolResult, *toolOutput, error) {
-	r, stored, err := s.svc.Status(in.Key)
+	rec, err := s.engine.Find(in.Key)
 	if err != nil {
 		return nil, nil, s.operatorError(err)
 	}
+	r := s.engine.StatusOf(rec)
 	text := confirmText(r)
-	if r.Status == cmd.StatusPending && stored.Final() {
-		text = fmt.Sprintf(mcpStale, stored)
+	if r.Status == lifecycle.StatusPending && rec.Status.Final() {
+		text = fmt.Sprintf(mcpStale, rec.Status)
 	}
 	return s.answer(r, text)
 }
@@ -318,19 +356,20 @@ func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 // cancel is the cancel tool: it closes the request's dialog as ask-confirm
 // cancel does. It can only ever end a request as a denial.
 func (s *server) cancel(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (*mcp.CallToolResult, *toolOutput, error) {
-	r, outcome, ended, err := s.svc.Cancel(in.Key)
+	rec, err := s.engine.Find(in.Key)
 	if err != nil {
 		return nil, nil, s.operatorError(err)
 	}
+	r, outcome := s.engine.Cancel(rec)
 	switch outcome {
-	case cmd.AlreadyEnded:
-		return s.answer(r, fmt.Sprintf(mcpNothingOpen, ended))
-	case cmd.EndedOtherwise:
+	case lifecycle.AlreadyEnded:
+		return s.answer(r, fmt.Sprintf(mcpNothingOpen, rec.Status))
+	case lifecycle.EndedOtherwise:
 		// The person (or a newer request) got there first.
 		return s.answer(r, fmt.Sprintf(mcpCancelTooLate, confirmText(r)))
 	default:
 		text := mcpCancelDone
-		if r.ExitCode == cmd.ExitInternal {
+		if r.ExitCode == lifecycle.ExitInternal {
 			text = ""
 		}
 		return s.answer(r, text)
@@ -340,13 +379,13 @@ func (s *server) cancel(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 // answer turns a result into the tool's result, with text as what the model
 // reads (confirmText(r) when empty), or into a tool error for an internal
 // error: those never read as an answer.
-func (s *server) answer(r cmd.Result, text string) (*mcp.CallToolResult, *toolOutput, error) {
-	if r.Status == cmd.StatusError || r.ExitCode == cmd.ExitInternal || r.ExitCode == cmd.ExitUsage {
+func (s *server) answer(r lifecycle.Result, text string) (*mcp.CallToolResult, *toolOutput, error) {
+	if r.Status == lifecycle.StatusError || r.ExitCode == lifecycle.ExitInternal || r.ExitCode == lifecycle.ExitUsage {
 		msg := r.Message
-		if h := r.Hint(); h != "" {
-			msg += "; " + h
+		if r.Hint != "" {
+			msg += "; " + r.Hint
 		}
-		s.svc.Warn(errors.New(msg))
+		s.warn(errors.New(msg))
 		return nil, nil, fmt.Errorf(mcpInternal, msg)
 	}
 	if text == "" {
@@ -368,37 +407,37 @@ func (s *server) answer(r cmd.Result, text string) (*mcp.CallToolResult, *toolOu
 // operatorError turns a failure to find the request a status or cancel call
 // names into a tool error.
 func (s *server) operatorError(err error) error {
-	if cmd.IsUsage(err) {
+	if errors.Is(err, lifecycle.ErrUnknownKey) {
 		return err
 	}
-	s.svc.Warn(err)
+	s.warn(err)
 	return fmt.Errorf(mcpInternal, err)
 }
 
 // confirmText is the sentence a model reads for the result of a confirm
 // call.
-func confirmText(r cmd.Result) string {
+func confirmText(r lifecycle.Result) string {
 	at := r.AnsweredAt.Local().Format(time.TimeOnly)
 	switch r.Status {
-	case cmd.StatusApproved:
+	case lifecycle.StatusApproved:
 		if r.Remembered {
 			return fmt.Sprintf(mcpApprovedAgain, at)
 		}
 		return mcpApproved
-	case cmd.StatusDenied:
+	case lifecycle.StatusDenied:
 		if r.Remembered {
 			return fmt.Sprintf(mcpDeniedAgain, at)
 		}
 		return mcpDenied
-	case cmd.StatusCancelled:
+	case lifecycle.StatusCancelled:
 		return mcpCancelled
-	case cmd.StatusPending:
+	case lifecycle.StatusPending:
 		return mcpPending
-	case cmd.StatusExpired:
+	case lifecycle.StatusExpired:
 		return mcpExpired
-	case cmd.StatusSuperseded:
+	case lifecycle.StatusSuperseded:
 		return mcpSuperseded
-	case cmd.StatusHeadless:
+	case lifecycle.StatusHeadless:
 		return sentence(r.Message) + " " + mcpHeadlessHint
 	default:
 		// failed, and anything newer: the CLI's message says why.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ask-confirm/ask-confirm/cmd"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // Only an approval reads as a yes to the model; every other status tells it
@@ -13,20 +13,20 @@ import (
 func TestConfirmTextOnlyApprovalReadsAsYes(t *testing.T) {
 	at := time.Date(2026, 11, 22, 15, 4, 5, 0, time.UTC)
 	for _, status := range []string{
-		cmd.StatusApproved, cmd.StatusDenied, cmd.StatusCancelled, cmd.StatusPending, cmd.StatusExpired,
-		cmd.StatusSuperseded, cmd.StatusHeadless, cmd.StatusFailed, cmd.StatusError, "some future status",
+		lifecycle.StatusApproved, lifecycle.StatusDenied, lifecycle.StatusCancelled, lifecycle.StatusPending, lifecycle.StatusExpired,
+		lifecycle.StatusSuperseded, lifecycle.StatusHeadless, lifecycle.StatusFailed, lifecycle.StatusError, "some future status",
 	} {
 		for _, remembered := range []bool{false, true} {
-			text := confirmText(cmd.Result{Status: status, Remembered: remembered, AnsweredAt: at, Message: "the CLI's message"})
+			text := confirmText(lifecycle.Result{Status: status, Remembered: remembered, AnsweredAt: at, Message: "the CLI's message"})
 			yes := strings.HasPrefix(text, "The person approved")
 			switch {
-			case status == cmd.StatusApproved && !yes:
+			case status == lifecycle.StatusApproved && !yes:
 				t.Errorf("%s (remembered %v): %q does not read as approval", status, remembered, text)
-			case status != cmd.StatusApproved && yes:
+			case status != lifecycle.StatusApproved && yes:
 				t.Errorf("%s (remembered %v): %q reads as approval", status, remembered, text)
-			case status == cmd.StatusPending && !strings.Contains(text, "Call confirm again with the same arguments"):
+			case status == lifecycle.StatusPending && !strings.Contains(text, "Call confirm again with the same arguments"):
 				t.Errorf("pending: %q does not say how to collect the answer", text)
-			case status != cmd.StatusApproved && status != cmd.StatusPending && !strings.Contains(strings.ToLower(text), "do not proceed"):
+			case status != lifecycle.StatusApproved && status != lifecycle.StatusPending && !strings.Contains(strings.ToLower(text), "do not proceed"):
 				t.Errorf("%s (remembered %v): %q does not say not to proceed", status, remembered, text)
 			}
 		}

@@ -1,14 +1,16 @@
 // Package platform is the one place that knows how the operating system
 // starts a detached holder, locks a file so the lock can outlive the process
-// that took it, and tells whether a person can be shown a dialog. Callers use
-// only this file's API; the bodies live in the per-OS files beside it and in
-// platform/linux, platform/darwin and platform/windows.
+// that took it, tests and waits on that lock, and tells whether a person can
+// be shown a dialog. Callers use only this file's API; the bodies live in the
+// per-OS files beside it and in platform/linux, platform/darwin and
+// platform/windows.
 package platform
 
 import (
 	"context"
 	"io/fs"
 	"runtime"
+	"time"
 )
 
 // Lock is an exclusive lock on a file, held until Release or until the
@@ -104,6 +106,38 @@ func OpenToOthers(fi fs.FileInfo) bool { return openToOthers(fi) }
 // with mode 0600. It returns ok == false, with no error, if another process
 // holds a lock on the file.
 func TryLock(path string) (l Lock, ok bool, err error) { return tryLock(path) }
+
+// LockHeld reports whether some process holds a lock on the file at path: a
+// holder showing its dialog, or a caller about to start one. It only tests
+// the lock. It never creates the file, so a missing file means nobody holds
+// it (false, nil), and it never removes it, since another process may hold
+// it. It returns an error when the file cannot be opened or its lock tested;
+// on Unix that includes a path that is a symbolic link, refused as TryLock
+// refuses it.
+func LockHeld(path string) (bool, error) { return lockHeld(path) }
+
+// LockReleased returns a channel that is closed once nobody holds the lock at
+// path exclusively: at once when there is no such file, or when it cannot be
+// opened (LockHeld then says why). It does not poll: a blocking shared lock
+// wakes the moment the holder releases its lock or dies. When the channel
+// closes the lock was free at that moment; a new holder may have taken it
+// since.
+//
+// A process keeps at most one wait per path, however many callers ask:
+// callers share the pending wait's channel, and a call after it fired starts
+// a fresh one. The wait is a goroutine, and the OS thread it blocks, that
+// lives until the holder lets go, whether or not anyone still reads the
+// channel; sharing bounds them to one per open dialog the process waits on.
+// The wait takes the shared lock only to learn that the exclusive one is
+// gone, and drops it and closes its descriptor at once, so once the dialog
+// ends no descriptor of the lock file is left open.
+func LockReleased(path string) <-chan struct{} { return lockReleased(path) }
+
+// WaitReleased waits until LockReleased's channel for path closes or timeout
+// passes, and reports whether the lock was released. It shares LockReleased's
+// wait, so it starts no goroutine when one already waits on path; a wait it
+// does start outlives a timeout, like any LockReleased wait.
+func WaitReleased(path string, timeout time.Duration) bool { return waitReleased(path, timeout) }
 
 // StartDetached starts argv[0] (re-resolved as this executable) with argv as
 // its arguments, fully detached from the caller: its own session or process

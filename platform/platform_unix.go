@@ -48,6 +48,90 @@ func tryLock(path string) (Lock, bool, error) {
 	}
 }
 
+// openLockFile opens an existing lock file to test or wait on its lock.
+// Without O_CREATE: a probe that created the file would leave an empty one
+// behind for every request that never starts a holder.
+func openLockFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+}
+
+// stillAt reports whether path still names the file f has open. ask-confirm
+// gc deletes an unused lock file while holding it, so a lock granted on a
+// file opened before that says nothing about the file now at path.
+func stillAt(f *os.File, path string) bool {
+	held, err1 := f.Stat()
+	now, err2 := os.Lstat(path)
+	return err1 == nil && err2 == nil && os.SameFile(held, now)
+}
+
+func lockHeld(path string) (bool, error) {
+	for {
+		f, err := openLockFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("opening lock file: %w", err)
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return true, nil
+			}
+			return false, fmt.Errorf("testing lock on %s: %w", path, err)
+		}
+		current := stillAt(f, path)
+		// Closing drops the shared lock at once, so the probe stands in
+		// the way of a caller's TryLock for as short a time as it can.
+		f.Close()
+		if current {
+			return false, nil
+		}
+	}
+}
+
+// openWait opens the lock file at path and returns the blocking wait for
+// its release, or nil when there is no file to wait on. The file is opened
+// here rather than in the wait so that a missing one is known at once.
+func openWait(path string) (wait func()) {
+	f, err := openLockFile(path)
+	if err != nil {
+		return nil
+	}
+	return func() { waitUnlocked(f, path) }
+}
+
+// waitUnlocked blocks until a shared lock on f is granted, that is until no
+// process holds it exclusively, then drops the lock and closes f.
+func waitUnlocked(f *os.File, path string) {
+	for {
+		err := flockShared(f)
+		current := err == nil && stillAt(f, path)
+		f.Close()
+		if err != nil || current {
+			return
+		}
+		// gc removed the file while we waited. A file now at path belongs
+		// to a newer request, whose holder is the one to wait for.
+		if f, err = openLockFile(path); err != nil {
+			return
+		}
+	}
+}
+
+// flockShared takes a blocking shared lock on f. A signal can interrupt the
+// wait where the OS does not restart it; that is not a release, so it waits
+// again.
+func flockShared(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
 func adoptLock(fd int) (Lock, error) {
 	f := os.NewFile(uintptr(fd), "holder lock")
 	if f == nil {

@@ -30,6 +30,43 @@ func tryLock(path string) (Lock, bool, error) {
 	return &flockLock{f}, true, nil
 }
 
+// existingOnly makes gofrs/flock open the file read-only without O_CREATE,
+// its default: a probe that created the file would leave an empty one
+// behind for every request that never starts a holder.
+var existingOnly = flock.SetFlag(os.O_RDONLY)
+
+func lockHeld(path string) (bool, error) {
+	f := flock.New(path, existingOnly)
+	ok, err := f.TryRLock()
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("testing lock on %s: %w", path, err)
+	}
+	if !ok {
+		return true, nil
+	}
+	f.Close()
+	return false, nil
+}
+
+// openWait returns the blocking wait for the release of the lock at path,
+// or nil when there is no file to wait on. gofrs/flock opens the file only
+// inside RLock, so the missing file is seen here with Lstat; a file removed
+// after that fails to open in the wait, which then ends as a release.
+func openWait(path string) (wait func()) {
+	if _, err := os.Lstat(path); err != nil {
+		return nil
+	}
+	return func() {
+		f := flock.New(path, existingOnly)
+		if err := f.RLock(); err == nil {
+			f.Close()
+		}
+	}
+}
+
 func adoptLock(int) (Lock, error) {
 	return nil, errors.New("locks are not handed over on windows")
 }

@@ -13,7 +13,8 @@ import (
 // FuzzDecodeRecord checks that decode never panics, that whatever it refuses
 // is ErrCorrupt and leaves the record alone, and that whatever it accepts
 // is written again by encodeRecord, exactly when json.Marshal could write
-// it, and reads back as the same record.
+// it in the JSON form earlier versions stored (legacyRecord), and reads back
+// as the same record.
 func FuzzDecodeRecord(f *testing.F) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	zones := []*time.Location{time.UTC, time.FixedZone("", 3600), time.FixedZone("", -(3*3600 + 30*60))}
@@ -24,10 +25,10 @@ func FuzzDecodeRecord(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
-		js, _ := json.Marshal(r)
+		js, _ := json.Marshal(legacyFrom(r))
 		f.Add(js)
 	}
-	f.Add([]byte(legacyRecord))
+	f.Add([]byte(legacyRecordJSON))
 	f.Add(withRequestedAt(varint(timeOffset, 1e9, 5, -3600)...))
 	for _, v := range corruptRecords(f) {
 		f.Add(v)
@@ -44,7 +45,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			}
 			return
 		}
-		_, jerr := json.Marshal(r)
+		_, jerr := json.Marshal(legacyFrom(r))
 		enc, err := encodeRecord(&r)
 		if (err == nil) != (jerr == nil) {
 			t.Fatalf("record %#v: encodeRecord error %v, json.Marshal error %v", r, err, jerr)

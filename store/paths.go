@@ -67,23 +67,28 @@ func EnsureDir(dir string) error {
 	return nil
 }
 
-// The reasons a directory is unsafe, as DirProblem and the errors of
-// EnsureDir word them.
+// The reasons a path is unsafe, as PathProblem and the store's errors word
+// them.
 const (
 	ProblemSymlink = "is a symbolic link"
 	ProblemNotDir  = "is not a directory"
+	ProblemNotFile = "is not a regular file"
 	ProblemNotMine = "belongs to another user"
 )
 
-// DirProblem says why the directory fi (from os.Lstat) is not safe to keep
-// answers in, or returns "" when it is: the rule EnsureDir and every store
-// operation apply.
-func DirProblem(fi fs.FileInfo) string {
+// PathProblem says why fi (from os.Lstat) is not safe to keep answers in,
+// as a directory when dir is true and as a file otherwise, or returns ""
+// when it is: a real directory or regular file (not a symbolic link) of the
+// current user. It is the one rule that the store applies on every use and
+// that ask-confirm doctor reports.
+func PathProblem(fi fs.FileInfo, dir bool) string {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return ProblemSymlink
-	case !fi.IsDir():
+	case dir && !fi.IsDir():
 		return ProblemNotDir
+	case !dir && !fi.Mode().IsRegular():
+		return ProblemNotFile
 	case !OwnedByMe(fi):
 		return ProblemNotMine
 	}
@@ -98,7 +103,7 @@ func checkDir(dir string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checking %s: %w", dir, err)
 	}
-	if problem := DirProblem(fi); problem != "" {
+	if problem := PathProblem(fi, true); problem != "" {
 		return nil, fmt.Errorf("%w: %s %s", ErrUnsafeDir, dir, problem)
 	}
 	return fi, nil

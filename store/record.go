@@ -29,53 +29,53 @@ func (s Status) Final() bool {
 // Record is what the store keeps for one identity: the newest request made
 // under it and how far it has got.
 type Record struct {
-	Identity    string `json:"identity"`
-	ContentHash string `json:"content_hash"`
-	Title       string `json:"title"`
+	Identity    string
+	ContentHash string
+	Title       string
 	// Request is the encoded request the holder shows. The store does not
 	// interpret it.
-	Request []byte `json:"request"`
+	Request []byte
 
-	Status  Status `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	Attempt int    `json:"attempt"`
+	Status  Status
+	Reason  string
+	Attempt int
 	// HolderPID is the process showing the dialog. Liveness is never judged
 	// from it (PIDs are reused); it only lets an operator signal a holder
 	// known to be alive and lets a successor clean up after a dead one.
-	HolderPID int `json:"holder_pid,omitempty"`
+	HolderPID int
 
-	RequestedAt time.Time `json:"requested_at"`
-	ShownAt     time.Time `json:"shown_at,omitzero"`
-	EndedAt     time.Time `json:"ended_at,omitzero"`
+	RequestedAt time.Time
+	ShownAt     time.Time
+	EndedAt     time.Time
 	// Deadline is when the dialog closes unanswered.
-	Deadline time.Time `json:"deadline"`
+	Deadline time.Time
 	// Remember is how long the final state is returned to repeat requests,
 	// as asked by the request that created the record; gc uses it.
-	Remember time.Duration `json:"remember"`
+	Remember time.Duration
 
 	// MessageHash is the SHA-256 of the message, for the history.
-	MessageHash string `json:"message_sha256,omitempty"`
+	MessageHash string
 	// CallerPID and CallerDir describe the invocation that started the
 	// current holder, for the history.
-	CallerPID int    `json:"caller_pid,omitempty"`
-	CallerDir string `json:"caller_dir,omitempty"`
+	CallerPID int
+	CallerDir string
 
 	// Version counts the writes of this record. Store.Update increments it,
 	// so a caller can tell whether a record changed since it was read.
-	Version uint64 `json:"version"`
+	Version uint64
 
 	// CancelRequest, when set, asks the holder to close the dialog and end
 	// the request in this state (Cancelled or Superseded).
-	CancelRequest Status `json:"cancel_request,omitempty"`
+	CancelRequest Status
 
 	// Uncollected is true from the moment a request ends with an answer
 	// until the first caller receives it. Records written before format 2
 	// read as collected, so they follow the rules they were written under.
-	Uncollected bool `json:"uncollected,omitempty"`
+	Uncollected bool
 	// CollectWithin is how long after EndedAt an uncollected answer is
 	// still handed to the next identical request, as asked by the request
 	// that created the record; gc, list and status use it.
-	CollectWithin time.Duration `json:"collect_within,omitempty"`
+	CollectWithin time.Duration
 }
 
 // FreshAt reports whether r is final and ended no longer than remember

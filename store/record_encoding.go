@@ -166,12 +166,60 @@ func decode(v []byte, r *Record) error {
 	return nil
 }
 
+// legacyRecord is a record in the JSON form that versions before format 1
+// wrote: Record's fields up to CancelRequest, under these names. That form
+// had no Uncollected or CollectWithin; its records read as collected.
+type legacyRecord struct {
+	Identity      string        `json:"identity"`
+	ContentHash   string        `json:"content_hash"`
+	Title         string        `json:"title"`
+	Request       []byte        `json:"request"`
+	Status        Status        `json:"status"`
+	Reason        string        `json:"reason,omitempty"`
+	Attempt       int           `json:"attempt"`
+	HolderPID     int           `json:"holder_pid,omitempty"`
+	RequestedAt   time.Time     `json:"requested_at"`
+	ShownAt       time.Time     `json:"shown_at,omitzero"`
+	EndedAt       time.Time     `json:"ended_at,omitzero"`
+	Deadline      time.Time     `json:"deadline"`
+	Remember      time.Duration `json:"remember"`
+	MessageHash   string        `json:"message_sha256,omitempty"`
+	CallerPID     int           `json:"caller_pid,omitempty"`
+	CallerDir     string        `json:"caller_dir,omitempty"`
+	Version       uint64        `json:"version"`
+	CancelRequest Status        `json:"cancel_request,omitempty"`
+}
+
+// record returns l as a Record, collected and with no CollectWithin.
+func (l *legacyRecord) record() Record {
+	return Record{
+		Identity:      l.Identity,
+		ContentHash:   l.ContentHash,
+		Title:         l.Title,
+		Request:       l.Request,
+		Status:        l.Status,
+		Reason:        l.Reason,
+		Attempt:       l.Attempt,
+		HolderPID:     l.HolderPID,
+		RequestedAt:   l.RequestedAt,
+		ShownAt:       l.ShownAt,
+		EndedAt:       l.EndedAt,
+		Deadline:      l.Deadline,
+		Remember:      l.Remember,
+		MessageHash:   l.MessageHash,
+		CallerPID:     l.CallerPID,
+		CallerDir:     l.CallerDir,
+		Version:       l.Version,
+		CancelRequest: l.CancelRequest,
+	}
+}
+
 // decodeJSONRecord reads a record as versions before format 1 wrote it. It
-// is apart from decode so that only this path puts a Record on the heap.
+// is apart from decode so that only this path puts a record on the heap.
 func decodeJSONRecord(v []byte) (Record, error) {
-	var rec Record
-	err := json.Unmarshal(v, &rec)
-	return rec, err
+	var l legacyRecord
+	err := json.Unmarshal(v, &l)
+	return l.record(), err
 }
 
 // decodeRecord reads a record in format 1 or 2. It never panics and allocates no

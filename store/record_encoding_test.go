@@ -116,6 +116,31 @@ func validUTF8(r Record) Record {
 	return r
 }
 
+// legacyFrom returns r in the JSON form that versions before format 1
+// wrote, which had no Uncollected or CollectWithin.
+func legacyFrom(r Record) legacyRecord {
+	return legacyRecord{
+		Identity:      r.Identity,
+		ContentHash:   r.ContentHash,
+		Title:         r.Title,
+		Request:       r.Request,
+		Status:        r.Status,
+		Reason:        r.Reason,
+		Attempt:       r.Attempt,
+		HolderPID:     r.HolderPID,
+		RequestedAt:   r.RequestedAt,
+		ShownAt:       r.ShownAt,
+		EndedAt:       r.EndedAt,
+		Deadline:      r.Deadline,
+		Remember:      r.Remember,
+		MessageHash:   r.MessageHash,
+		CallerPID:     r.CallerPID,
+		CallerDir:     r.CallerDir,
+		Version:       r.Version,
+		CancelRequest: r.CancelRequest,
+	}
+}
+
 func mustEncode(t testing.TB, r Record) []byte {
 	t.Helper()
 	b, err := encodeRecord(&r)
@@ -231,11 +256,18 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 	zones := testZones(t)
 	for i := range 3000 {
 		r := validUTF8(randomRecord(rng, zones))
-		js, err := json.Marshal(r)
+		js, err := json.Marshal(legacyFrom(r))
 		if err != nil {
 			t.Fatal(err)
 		}
 		fromJSON := mustDecode(t, js)
+		if fromJSON.Uncollected || fromJSON.CollectWithin != 0 {
+			t.Fatalf("record %d from JSON %s reads as uncollected (%v) or with CollectWithin %v",
+				i, js, fromJSON.Uncollected, fromJSON.CollectWithin)
+		}
+		// The JSON form had no collection fields; the binary form keeps
+		// them as they are.
+		fromJSON.Uncollected, fromJSON.CollectWithin = r.Uncollected, r.CollectWithin
 		fromBinary := mustDecode(t, mustEncode(t, r))
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
@@ -258,7 +290,7 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 	}
 	for _, at := range edges {
 		r := Record{Deadline: at}
-		_, jerr := json.Marshal(r)
+		_, jerr := json.Marshal(legacyFrom(r))
 		enc, berr := encodeRecord(&r)
 		if (jerr == nil) != (berr == nil) {
 			t.Errorf("Deadline %v: json.Marshal error %v, encodeRecord error %v", at, jerr, berr)
@@ -270,15 +302,15 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 			}
 			continue
 		}
-		js, _ := json.Marshal(r)
+		js, _ := json.Marshal(legacyFrom(r))
 		if got, want := mustDecode(t, enc), mustDecode(t, js); !got.Deadline.Equal(want.Deadline) {
 			t.Errorf("Deadline %v: read back as %v, JSON as %v", at, got.Deadline, want.Deadline)
 		}
 	}
 }
 
-// legacyRecord is a record as the JSON-writing versions stored it.
-const legacyRecord = `{"identity":"3f1c9a0e","content_hash":"9b9b","title":"Deploy \u003cprod\u003e ✓",` +
+// legacyRecordJSON is a record as the JSON-writing versions stored it.
+const legacyRecordJSON = `{"identity":"3f1c9a0e","content_hash":"9b9b","title":"Deploy \u003cprod\u003e ✓",` +
 	`"request":"eyJtZXNzYWdlIjoiU2hpcD8ifQ==","status":"approved","reason":"clicked","attempt":2,"holder_pid":4242,` +
 	`"requested_at":"2026-03-14T09:26:53.589793238Z","shown_at":"2026-03-14T10:26:54.189793238+01:00",` +
 	`"ended_at":"2026-03-14T09:26:56.589793238Z","deadline":"2026-03-14T09:31:53.589793238Z","remember":60000000000,` +
@@ -298,22 +330,29 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 	if _, off := at.In(time.Local).Zone(); off == 3600 {
 		want.ShownAt = want.ShownAt.In(time.Local)
 	}
-	if got := mustDecode(t, []byte(legacyRecord)); !reflect.DeepEqual(got, want) {
+	if got := mustDecode(t, []byte(legacyRecordJSON)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("legacy record decodes to\n%#v\nwant\n%#v", got, want)
+	}
+	// Fields the JSON form never had are ignored like any unknown field:
+	// a JSON record reads as collected.
+	withExtra := strings.TrimSuffix(legacyRecordJSON, "}") + `,"uncollected":true,"collect_within":900000000000,"other":1}`
+	if got := mustDecode(t, []byte(withExtra)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("legacy record with extra fields decodes to\n%#v\nwant\n%#v", got, want)
 	}
 
 	// Every JSON record decodes as json.Unmarshal decoded it.
 	rng := rand.New(rand.NewPCG(5, 6))
 	zones := testZones(t)
 	for i := range 2000 {
-		js, err := json.Marshal(randomRecord(rng, zones))
+		js, err := json.Marshal(legacyFrom(randomRecord(rng, zones)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want Record
-		if err := json.Unmarshal(js, &want); err != nil {
+		var legacy legacyRecord
+		if err := json.Unmarshal(js, &legacy); err != nil {
 			t.Fatal(err)
 		}
+		want := legacy.record()
 		if got := mustDecode(t, js); !reflect.DeepEqual(got, want) {
 			t.Fatalf("record %d %s:\n got %#v\nwant %#v", i, js, got, want)
 		}
@@ -321,7 +360,7 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 
 	s, w := newTestStore(t)
 	put(t, s, "other", func(r *Record) { r.Status = Denied })
-	writeRaw(t, s.Path(), want.Identity, []byte(legacyRecord))
+	writeRaw(t, s.Path(), want.Identity, []byte(legacyRecordJSON))
 	if got, found := mustGet(t, s, want.Identity); !found || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Get = (%#v, %v), want\n%#v", got, found, want)
 	}
@@ -343,6 +382,62 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 	}
 	if ws := w.list(); len(ws) != 0 {
 		t.Errorf("warnings: %v", ws)
+	}
+}
+
+// legacyRecord has Record's fields up to CancelRequest, in Record's order,
+// and converts to and from Record field by field.
+func TestLegacyRecordHoldsRecordsOldFields(t *testing.T) {
+	lt, rt := reflect.TypeFor[legacyRecord](), reflect.TypeFor[Record]()
+	if lt.NumField() > rt.NumField() {
+		t.Fatalf("legacyRecord has %d fields, Record %d", lt.NumField(), rt.NumField())
+	}
+	for i := range lt.NumField() {
+		if lf, rf := lt.Field(i), rt.Field(i); lf.Name != rf.Name || lf.Type != rf.Type {
+			t.Errorf("legacyRecord field %d is %s %s, Record's is %s %s", i, lf.Name, lf.Type, rf.Name, rf.Type)
+		}
+	}
+	if last := lt.Field(lt.NumField() - 1).Name; last != "CancelRequest" {
+		t.Errorf("legacyRecord ends with %s, want CancelRequest", last)
+	}
+
+	var l legacyRecord
+	v := reflect.ValueOf(&l).Elem()
+	at := time.Date(2025, 11, 22, 13, 19, 0, 123456789, time.UTC)
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("s" + lt.Field(i).Name)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(-100 - i))
+		case reflect.Uint64:
+			f.SetUint(uint64(100 + i))
+		case reflect.Slice:
+			f.SetBytes([]byte("b" + lt.Field(i).Name))
+		case reflect.Struct:
+			f.Set(reflect.ValueOf(at.Add(time.Duration(i) * time.Hour)))
+		default:
+			t.Fatalf("legacyRecord.%s is a %s, which this test does not know", lt.Field(i).Name, f.Kind())
+		}
+	}
+	r := l.record()
+	rv := reflect.ValueOf(r)
+	for i := range rt.NumField() {
+		f := rv.Field(i)
+		if i >= lt.NumField() {
+			if !f.IsZero() {
+				t.Errorf("record() set Record.%s, which the JSON form did not have, to %v", rt.Field(i).Name, f)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(f.Interface(), v.Field(i).Interface()) {
+			t.Errorf("record() gives Record.%s = %v, want %v", rt.Field(i).Name, f, v.Field(i))
+		}
+	}
+	r.Uncollected, r.CollectWithin = true, time.Minute
+	if back := legacyFrom(r); !reflect.DeepEqual(back, l) {
+		t.Errorf("legacyFrom(record()) lost a field:\n got %+v\nwant %+v", back, l)
 	}
 }
 
@@ -498,7 +593,7 @@ func BenchmarkDecodeRecord(b *testing.B) {
 		RequestedAt: time.Now(), ShownAt: time.Now(), EndedAt: time.Now(), Deadline: time.Now(),
 		Remember: time.Minute, MessageHash: strings.Repeat("5e", 32), CallerPID: 4241, CallerDir: "/home/dev/project", Version: 3,
 	}
-	js, _ := json.Marshal(rec)
+	js, _ := json.Marshal(legacyFrom(rec))
 	for name, v := range map[string][]byte{"binary": mustEncode(b, rec), "json": js} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(v)))

@@ -228,8 +228,10 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		return nil, err
 	}
 	fi, err := os.Lstat(s.path)
-	if err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrUnsafeDir, s.path)
+	if err == nil {
+		if problem := PathProblem(fi, false); problem != "" {
+			return nil, fmt.Errorf("%w: %s %s", ErrUnsafeDir, s.path, problem)
+		}
 	}
 	if err == nil && fi.Size() == 0 {
 		// bbolt would initialise an empty file in place, which a read-only

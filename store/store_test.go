@@ -1053,11 +1053,11 @@ func BenchmarkGetLarge(b *testing.B) {
 		now := time.Now().UTC()
 		for i := range n {
 			id := fmt.Sprintf("%064x", i)
-			v, err := json.Marshal(Record{
+			v, err := json.Marshal(legacyFrom(Record{
 				Identity: id, ContentHash: id, Title: "Deploy", Status: Approved,
 				RequestedAt: now, EndedAt: now, Deadline: now, Remember: time.Minute, Version: 1,
 				Request: []byte(`{"message":"Ship v2 to prod?","ok_label":"Approve","cancel_label":"Cancel"}`),
-			})
+			}))
 			if err != nil {
 				return err
 			}

@@ -1,16 +1,15 @@
-package cmd
+package lifecycle
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
-// Result is the outcome of one confirm invocation: what --json prints, and
-// what the one-line message and exit code are made from.
+// Result is the outcome of one request as a front end reports it: what the
+// command line's --json prints, and what its one-line message, the MCP
+// server's tool result and the exit code are made from.
 type Result struct {
 	Status      string    `json:"status"`
 	ExitCode    ExitCode  `json:"exit_code"`
@@ -23,11 +22,15 @@ type Result struct {
 	RequestedAt time.Time `json:"requested_at,omitzero"`
 	AnsweredAt  time.Time `json:"answered_at,omitzero"`
 	Message     string    `json:"message"`
-	// hint says what to do next; it follows the message on stderr.
-	hint string
+	// Hint says what to do next, if anything; the command line prints it
+	// after the message.
+	Hint string `json:"-"`
+	// Headless is true when nobody was asked: the outcome is the call's
+	// IfHeadless.
+	Headless bool `json:"-"`
 }
 
-// The status words of --json.
+// The status words of a Result.
 const (
 	StatusApproved   = "approved"
 	StatusDenied     = "denied"
@@ -84,32 +87,18 @@ func fromRecord(rec store.Record, remembered bool) Result {
 	return r
 }
 
-func errorResult(key string, code ExitCode, err error) Result {
+// ErrorResult is the result of a request that could not be made: err's
+// text as the message and code, never ExitApproved, as the exit code.
+func ErrorResult(key string, code ExitCode, err error) Result {
+	if code == ExitApproved {
+		code = ExitInternal
+	}
 	return Result{Status: StatusError, ExitCode: code, Key: key, Message: err.Error()}
 }
 
-// print writes the result: the JSON object on stdout with --json, and a one
-// line summary on stderr otherwise. Stdout carries nothing but the JSON. A
-// hint goes to stderr either way: it is for the person reading the log.
-func (r Result) print(stdout, stderr io.Writer, asJSON bool) error {
-	var err error
-	if asJSON {
-		err = json.NewEncoder(stdout).Encode(r)
-	} else {
-		prefix := "ask-confirm: "
-		if r.Status == StatusError {
-			prefix += "error: "
-		} else if r.ExitCode != ExitApproved && r.ExitCode != ExitDenied && r.ExitCode != ExitPending {
-			prefix += r.Status + ": "
-		}
-		_, err = fmt.Fprintln(stderr, prefix+r.Message)
-	}
-	if r.hint != "" && err == nil {
-		_, err = fmt.Fprintln(stderr, "ask-confirm: hint: "+r.hint)
-	}
-	return err
+// pending is the result of a request that is being asked, or about to be,
+// but not by this invocation's own holder yet.
+func pending(id string) Result {
+	return Result{Status: StatusPending, ExitCode: ExitPending, Key: id,
+		Message: msgPending, ShouldRetry: true, RetryReason: msgStarting}
 }
-
-// Hint says what to do next, if anything; the command line prints it after
-// the message.
-func (r Result) Hint() string { return r.hint }

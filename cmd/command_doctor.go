@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -32,11 +33,11 @@ type doctorReport struct {
 	Holder         holderCheck `json:"holder"`
 	// MCPServer is the ask-confirm-mcp that ask-confirm mcp would run, or
 	// empty when there is none.
-	MCPServer string      `json:"mcp_server"`
-	Paths     []pathCheck `json:"paths"`
-	Notes     []string    `json:"notes"`
-	ExitCode  ExitCode    `json:"exit_code"`
-	Message   string      `json:"message"`
+	MCPServer string             `json:"mcp_server"`
+	Paths     []pathCheck        `json:"paths"`
+	Notes     []string           `json:"notes"`
+	ExitCode  lifecycle.ExitCode `json:"exit_code"`
+	Message   string             `json:"message"`
 
 	hint string
 }
@@ -82,7 +83,7 @@ hint), 8 when a directory ask-confirm would use is unsafe.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			r := a.doctor(platform.Inspect(c.Context()))
-			if err := r.print(a.stdout, a.stderr, asJSON); err != nil {
+			if err := r.print(a.stdout, a.out, asJSON); err != nil {
 				return err
 			}
 			return &exitError{r.ExitCode}
@@ -112,13 +113,13 @@ func (a *app) doctor(p platform.Report) doctorReport {
 	// Not having the MCP server matters only to agent hosts; it does not
 	// change the outcome.
 	r.MCPServer, _ = findMCPProgram()
-	stateDir := filepath.Dir(a.paths.History)
+	paths := a.engine.Paths()
 	r.Paths = []pathCheck{
-		checkPath("answers", a.paths.DB, false),
-		checkPath("answers directory", filepath.Dir(a.paths.DB), true),
-		checkPath("state directory", stateDir, true),
-		checkPath("locks directory", a.paths.Locks, true),
-		checkPath("history", a.paths.History, false),
+		checkPath("answers", paths.DB, false),
+		checkPath("answers directory", filepath.Dir(paths.DB), true),
+		checkPath("state directory", filepath.Dir(paths.History), true),
+		checkPath("locks directory", paths.Locks, true),
+		checkPath("history", paths.History, false),
 	}
 
 	var unsafe []string
@@ -127,19 +128,16 @@ func (a *app) doctor(p platform.Report) doctorReport {
 			unsafe = append(unsafe, pc.Path+" "+pc.Problem)
 		}
 	}
+	var outcome lifecycle.Result
 	switch {
 	case !p.CanAsk:
-		r.ExitCode, r.Message = ExitHeadless, fmt.Sprintf(msgHeadless, p.Reason)
-		r.hint = p.Hint
-		if r.hint == "" {
-			r.hint = hintHeadless
-		}
+		outcome = lifecycle.Headless(p.Session)
 	case len(unsafe) > 0:
-		r.ExitCode, r.Message = ExitInternal, fmt.Sprintf(msgStoreUnusable, strings.Join(unsafe, "; "))
-		r.hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(a.paths.DB))
+		outcome = a.engine.StoreError("", errors.New(strings.Join(unsafe, "; ")))
 	default:
-		r.ExitCode, r.Message = ExitApproved, msgDoctorCanAsk
+		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: msgDoctorCanAsk}
 	}
+	r.ExitCode, r.Message, r.hint = outcome.ExitCode, outcome.Message, outcome.Hint
 	return r
 }
 
@@ -162,16 +160,10 @@ func checkPath(name, path string, isDir bool) pathCheck {
 	pc.Exists = true
 	pc.Mode = fmt.Sprintf("%04o", fi.Mode().Perm())
 	open := platform.OpenToOthers(fi)
-	switch {
-	case isDir && store.DirProblem(fi) != "":
+	switch problem := store.PathProblem(fi, isDir); {
+	case problem != "":
 		// The store's own rule, so doctor never disagrees with it.
-		pc.Safe, pc.Problem = false, store.DirProblem(fi)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		pc.Safe, pc.Problem = false, msgDoctorSymlink
-	case !isDir && !fi.Mode().IsRegular():
-		pc.Safe, pc.Problem = false, msgDoctorNotFile
-	case !store.OwnedByMe(fi):
-		pc.Safe, pc.Problem = false, msgDoctorNotMine
+		pc.Safe, pc.Problem = false, problem
 	case open && isDir:
 		pc.Note = fmt.Sprintf(msgDoctorOpenDir, path)
 	case open:
@@ -183,18 +175,18 @@ func checkPath(name, path string, isDir bool) pathCheck {
 // print writes the report: with asJSON one JSON object on stdout, otherwise
 // a table on stdout. When nobody can be asked, or a path is unsafe, the
 // outcome and a hint follow on stderr, as for every other command.
-func (r doctorReport) print(stdout, stderr io.Writer, asJSON bool) error {
+func (r doctorReport) print(stdout io.Writer, out printer, asJSON bool) error {
 	var err error
 	if asJSON {
 		err = writeJSON(stdout, r)
 	} else {
 		err = r.printTable(stdout)
-		if err == nil && r.ExitCode != ExitApproved {
-			_, err = fmt.Fprintln(stderr, "ask-confirm: error: "+r.Message)
+		if err == nil && r.ExitCode != lifecycle.ExitApproved {
+			err = out.error(r.Message)
 		}
 	}
-	if err == nil && r.hint != "" {
-		_, err = fmt.Fprintln(stderr, "ask-confirm: hint: "+r.hint)
+	if err == nil {
+		err = out.hint(r.hint)
 	}
 	return err
 }

@@ -3,9 +3,10 @@ package cmd
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 func newVersionCommand() *cobra.Command {
@@ -14,16 +15,8 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print the version of ask-confirm",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(c.OutOrStdout(), "ask-confirm %s (%s, %s/%s)\n", moduleVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(c.OutOrStdout(), "ask-confirm %s (%s, %s/%s)\n", lifecycle.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
-}
-
-func moduleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" {
-		return "(devel)"
-	}
-	return bi.Main.Version
 }

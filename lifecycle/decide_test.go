@@ -1,4 +1,4 @@
-package cmd
+package lifecycle
 
 import (
 	"fmt"
@@ -24,6 +24,10 @@ func stepName(s step) string {
 		return "replaced"
 	case stepGiveUp:
 		return "give up"
+	case stepReport:
+		return "report"
+	case stepPending:
+		return "pending"
 	}
 	return fmt.Sprintf("step(%d)", int(s))
 }
@@ -139,6 +143,21 @@ func TestDecide(t *testing.T) {
 			sighting{rec: decideRecord(store.Shown, decideAttempts, 0), found: true}, want{stepGiveUp, 0}},
 		{"a holder that has just been started and holds no lock yet",
 			sighting{rec: justStarted, found: true, first: true}, justStartedWant},
+
+		{"at the end of the wait an open dialog is reported pending",
+			sighting{rec: decideRecord(store.Shown, 1, 0), found: true, alive: true, last: true}, want{stepReport, 0}},
+		{"at the end of the wait a dead holder is not replaced",
+			sighting{rec: decideRecord(store.Shown, 1, 0), found: true, last: true}, want{stepReport, 0}},
+		{"at the end of the wait a render failure with attempts left is reported",
+			sighting{rec: decideRecord(store.Failed, 1, time.Second), found: true, last: true}, want{stepReport, 0}},
+		{"at the end of the wait nothing on record is pending",
+			sighting{last: true}, want{stepPending, 0}},
+		{"at the end of the wait another caller's start under the same key is pending, not its outcome",
+			sighting{rec: withContent(decideRecord(store.Approved, 1, time.Second), decideOther), found: true, first: true, last: true}, want{stepPending, 0}},
+		{"at the end of the wait, after a lost lock race, an answer too old is pending, not returned",
+			sighting{rec: decideRecord(store.Approved, 1, time.Hour), found: true, first: true, last: true}, want{stepPending, 0}},
+		{"at the end of the wait an answer that landed is still returned",
+			sighting{rec: decideRecord(store.Approved, 1, time.Hour), found: true, last: true}, want{stepReturn, 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,7 +192,8 @@ func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
 						for _, attempt := range []int{0, 1, decideAttempts, decideAttempts + 1} {
 							for _, endedAgo := range ended {
 								for _, reqAgo := range requested {
-									for _, uncollected := range []bool{false, true} {
+									for _, flags := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+										uncollected, last := flags[0], flags[1]
 										rec := store.Record{Identity: "id", ContentHash: decideOther, Status: status, Attempt: attempt, RequestedAt: decideNow.Add(-reqAgo), Uncollected: uncollected}
 										if matching {
 											rec.ContentHash = decideContent
@@ -184,7 +204,7 @@ func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
 										if !found {
 											rec = store.Record{}
 										}
-										s := sighting{rec: rec, found: found, alive: alive, first: first}
+										s := sighting{rec: rec, found: found, alive: alive, first: first, last: last}
 										next, n := decide(s, decideContent, decideNow, decideReuse, decideAttempts)
 										checked++
 										where := fmt.Sprintf("status=%q found=%v alive=%v first=%v matching=%v attempt=%d endedAgo=%v requestedAgo=%v uncollected=%v",
@@ -204,6 +224,12 @@ func TestDecideNeverReturnsAnotherRequestsAnswer(t *testing.T) {
 											case first && !rec.FreshAt(decideNow, decideRemember) && rec.Status == store.Failed:
 												t.Fatalf("%s: a new invocation took a failure to render as an answer", where)
 											}
+										}
+										if last && (next == stepSpawn || next == stepWait) {
+											t.Fatalf("%s: the last look does %s instead of ending the invocation", where, stepName(next))
+										}
+										if next == stepReport && (rec.ContentHash != decideContent || (first && rec.Status.Final())) {
+											t.Fatalf("%s: reports a record that is not this invocation's outcome", where)
 										}
 										if next == stepSpawn && n < 1 {
 											t.Fatalf("%s: spawn with attempt %d", where, n)
@@ -280,7 +306,7 @@ func TestDecideCollects(t *testing.T) {
 	}
 	// --collect-within below --remember counts as --remember.
 	rec := decideRecord(store.Approved, 1, decideRemember)
-	if next, _ := decide(sighting{rec: rec, found: true, first: true}, decideContent, decideNow, (&confirmOptions{remember: decideRemember}).reuse(), decideAttempts); next != stepReturn {
+	if next, _ := decide(sighting{rec: rec, found: true, first: true}, decideContent, decideNow, (Call{Remember: decideRemember}).reuse(), decideAttempts); next != stepReturn {
 		t.Errorf("with --collect-within 0 an answer inside --remember is not returned: %s", stepName(next))
 	}
 }

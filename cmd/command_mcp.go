@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
 )
 
@@ -21,7 +22,7 @@ const mcpProgram = "ask-confirm-mcp"
 
 // newMCPCommand is ask-confirm mcp: it runs ask-confirm-mcp with the same
 // arguments, standard streams and environment, so hosts may start either.
-func newMCPCommand(a *app) *cobra.Command {
+func newMCPCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp [flags]",
 		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
@@ -38,7 +39,7 @@ ask-confirm first, then on PATH. See ask-confirm mcp --help for its flags.`,
 			if err != nil {
 				return fmt.Errorf("running %s: %w", path, err)
 			}
-			return &exitError{ExitCode(code)}
+			return &exitError{lifecycle.ExitCode(code)}
 		},
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package lifecycle
 
 import (
 	"context"
@@ -7,18 +7,67 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
-// holdCommandName is the hidden subcommand a caller re-executes itself with
-// to start a holder.
-const holdCommandName = "hold"
+// holderCommand is the first argument of a holder's command line.
+const holderCommand = "hold"
+
+// HolderArgs is the command line a waiter starts a holder with: the
+// program's own name, then what HolderMain recognises. Where the lock is
+// handed over, the holder finds it at platform.HolderLockFD.
+func HolderArgs(id, content string) []string {
+	argv := []string{os.Args[0], holderCommand, id, content}
+	if platform.LockHandedOff {
+		argv = append(argv, "--lock-fd="+strconv.Itoa(platform.HolderLockFD))
+	}
+	return argv
+}
+
+// HolderMain is the seam through which a program that makes an Engine also
+// serves as its holder: every such program's main calls it first with its
+// arguments (without the program name). For a holder's command line
+// (HolderArgs) it shows the stored request's dialog, records the answer and
+// returns the exit code with ok true. For anything else it does nothing and
+// returns ok false.
+func HolderMain(args []string) (code int, ok bool) {
+	if len(args) == 0 || args[0] != holderCommand {
+		return 0, false
+	}
+	id, content, lockFD, err := parseHolderArgs(args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ask-confirm: error: %v\n", err)
+		return int(ExitUsage), true
+	}
+	e := New(Config{})
+	// A holder records the events of its caller's request, in its
+	// caller's directory: its own is / (or the Windows directory).
+	e.dir = ""
+	if err := e.hold(context.Background(), id, content, lockFD); err != nil {
+		return int(ExitInternal), true
+	}
+	return int(ExitApproved), true
+}
+
+// parseHolderArgs reads the arguments HolderArgs wrote after the command.
+func parseHolderArgs(args []string) (id, content string, lockFD int, err error) {
+	if len(args) < 2 || len(args) > 3 {
+		return "", "", 0, errors.New("hold IDENTITY CONTENT_HASH [--lock-fd=N] is started by ask-confirm itself")
+	}
+	if len(args) == 3 {
+		n, ok := strings.CutPrefix(args[2], "--lock-fd=")
+		if lockFD, err = strconv.Atoi(n); !ok || err != nil || lockFD <= 0 {
+			return "", "", 0, fmt.Errorf("hold: bad lock descriptor %q", args[2])
+		}
+	}
+	return args[0], args[1], lockFD, nil
+}
 
 // errNotMine is returned when the record no longer asks for this holder.
 var errNotMine = errors.New("the request is no longer waiting for a holder")
@@ -31,38 +80,20 @@ var (
 	holderPollTick = time.Second
 )
 
-func newHoldCommand(a *app) *cobra.Command {
-	var lockFD int
-	c := &cobra.Command{
-		Use:    holdCommandName + " IDENTITY CONTENT_HASH",
-		Short:  "Show the dialog of a stored request and record the answer (started by ask-confirm itself)",
-		Hidden: true,
-		Args:   usageArgs(cobra.ExactArgs(2)),
-		RunE: func(c *cobra.Command, args []string) error {
-			return a.hold(c.Context(), args[0], args[1], lockFD)
-		},
-	}
-	c.Flags().IntVar(&lockFD, "lock-fd", 0, "descriptor of the identity lock handed over by the caller")
-	return c
-}
-
 // hold is the holder: it keeps the identity's lock for its whole life, shows
 // the stored request's dialog until it is answered, times out or is asked to
 // close, and records the final state. It only ever records Approved when the
 // backend reported the approve button after the dialog had time to render
 // and before anything asked it to close.
-func (a *app) hold(ctx context.Context, id, content string, lockFD int) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	lock, err := a.holderLock(id, lockFD)
+func (e *Engine) hold(ctx context.Context, id, content string, lockFD int) error {
+	lock, err := e.holderLock(id, lockFD)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
 
 	pid := os.Getpid()
-	rec, err := a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if !found || rec.ContentHash != content || rec.Status != store.Requested {
 			return false, errNotMine
 		}
@@ -73,12 +104,12 @@ func (a *app) hold(ctx context.Context, id, content string, lockFD int) error {
 		return err
 	}
 	if rec.CancelRequest != "" {
-		_, _, err := a.finish(id, content, pid, rec.CancelRequest, "")
+		_, _, err := e.finish(id, content, pid, rec.CancelRequest, "")
 		return err
 	}
 	req, err := requestFrom(rec)
 	if err != nil {
-		_, _, ferr := a.finish(id, content, pid, store.Failed, err.Error())
+		_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
 		return errors.Join(err, ferr)
 	}
 
@@ -98,38 +129,38 @@ func (a *app) hold(ctx context.Context, id, content string, lockFD int) error {
 		err      error
 	}
 	answers := make(chan answer, 1)
-	started := a.now()
+	started := e.now()
 	go func() {
-		ok, err := a.backend.Ask(dctx, req)
+		ok, err := e.backend.Ask(dctx, req)
 		answers <- answer{ok, err}
 	}()
-	settled := time.NewTimer(a.settle)
+	settled := time.NewTimer(e.settle)
 	defer settled.Stop()
 
 	for {
 		select {
 		case <-settled.C:
-			a.markShown(id, content, pid)
+			e.markShown(id, content, pid)
 		case <-signals:
-			if a.closeAsked(id, content) {
+			if e.closeAsked(id, content) {
 				cancel(errCloseAsked)
 			} else {
 				cancel(errSignalled)
 			}
 		case <-tick.C:
-			if a.closeAsked(id, content) {
+			if e.closeAsked(id, content) {
 				cancel(errCloseAsked)
 			}
 		case ans := <-answers:
-			status, reason := a.classify(dctx, id, content, ans.approved, ans.err, a.now().Sub(started))
-			return a.finishWithRetry(id, content, pid, status, reason)
+			status, reason := e.classify(dctx, id, content, ans.approved, ans.err, e.now().Sub(started))
+			return e.finishWithRetry(id, content, pid, status, reason)
 		}
 	}
 }
 
 // holderLock returns the identity lock: the one handed over at lockFD, or,
 // where locks cannot be handed over, one taken here.
-func (a *app) holderLock(id string, lockFD int) (io.Closer, error) {
+func (e *Engine) holderLock(id string, lockFD int) (io.Closer, error) {
 	if lockFD > 0 {
 		l, err := platform.AdoptLock(lockFD)
 		if err != nil {
@@ -139,7 +170,7 @@ func (a *app) holderLock(id string, lockFD int) (io.Closer, error) {
 	}
 	deadline := time.Now().Add(holderStartGrace)
 	for {
-		l, ok, err := platform.TryLock(a.paths.LockFile(id))
+		l, ok, err := platform.TryLock(e.paths.LockFile(id))
 		if err != nil {
 			return nil, err
 		}
@@ -158,13 +189,13 @@ type releaser struct{ l platform.Lock }
 func (r releaser) Close() error { return r.l.Release() }
 
 // classify turns the backend's return into the request's final state.
-func (a *app) classify(dctx context.Context, id, content string, approved bool, err error, ran time.Duration) (store.Status, string) {
+func (e *Engine) classify(dctx context.Context, id, content string, approved bool, err error, ran time.Duration) (store.Status, string) {
 	if dctx.Err() != nil {
 		switch cause := context.Cause(dctx); {
 		case errors.Is(cause, errTimedOut):
 			return store.Expired, ""
 		case errors.Is(cause, errCloseAsked):
-			rec, _, gerr := a.store.Get(id)
+			rec, _, gerr := e.store.Get(id)
 			if gerr == nil && rec.ContentHash == content && rec.CancelRequest != "" {
 				return rec.CancelRequest, ""
 			}
@@ -173,7 +204,7 @@ func (a *app) classify(dctx context.Context, id, content string, approved bool, 
 			return store.Failed, cause.Error()
 		}
 	}
-	if ran < a.humanAnswer {
+	if ran < e.humanAnswer {
 		reason := msgEarlyExit
 		if err != nil {
 			reason += ": " + err.Error()
@@ -190,23 +221,23 @@ func (a *app) classify(dctx context.Context, id, content string, approved bool, 
 	}
 }
 
-func (a *app) markShown(id, content string, pid int) {
-	rec, err := a.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+func (e *Engine) markShown(id, content string, pid int) {
+	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if !found || rec.ContentHash != content || rec.Status != store.Requested || rec.HolderPID != pid {
 			return false, nil
 		}
-		rec.Status, rec.ShownAt = store.Shown, a.now()
+		rec.Status, rec.ShownAt = store.Shown, e.now()
 		return true, nil
 	})
 	if err == nil && rec.Status == store.Shown {
-		a.logEventOrWarn("shown", rec, "", "")
+		e.logEventOrWarn("shown", rec, "", "")
 	}
 }
 
 // closeAsked reports whether an operator or a newer request asked this
 // holder to close its dialog.
-func (a *app) closeAsked(id, content string) bool {
-	rec, found, err := a.store.Get(id)
+func (e *Engine) closeAsked(id, content string) bool {
+	rec, found, err := e.store.Get(id)
 	return err == nil && found && (rec.ContentHash != content || rec.CancelRequest != "")
 }
 
@@ -214,10 +245,10 @@ func (a *app) closeAsked(id, content string) bool {
 // locked or full: the answer is the one thing a holder must not lose. If it
 // still fails, the holder exits without an answer on record and waiters treat
 // it as a dead holder, which never approves.
-func (a *app) finishWithRetry(id, content string, pid int, status store.Status, reason string) error {
+func (e *Engine) finishWithRetry(id, content string, pid int, status store.Status, reason string) error {
 	var err error
 	for try := 0; try < 5; try++ {
-		if _, _, err = a.finish(id, content, pid, status, reason); err == nil {
+		if _, _, err = e.finish(id, content, pid, status, reason); err == nil {
 			return nil
 		}
 		time.Sleep(time.Duration(100<<try) * time.Millisecond)

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// confirmOptions are the root command's flags: one lifecycle.Call, and how
+// to print its outcome.
+type confirmOptions struct {
+	call lifecycle.Call
+	json bool
+}
+
+func newRootCommand(a *app) *cobra.Command {
+	o := &confirmOptions{}
+	c := &cobra.Command{
+		Use:   "ask-confirm --message TEXT [flags]",
+		Short: "Ask a person to approve or cancel, and report the answer as an exit code",
+		Long: `ask-confirm shows a native approve/cancel dialog and exits with the answer.
+
+The dialog outlives the caller: if nobody answers within --wait, ask-confirm
+exits 3 (pending) and the dialog stays up until --timeout. Running the same
+command again collects the answer, or joins the dialog still open; there is
+never a second dialog for the same request. An answer no caller has received
+yet is kept for the next identical request for --collect-within after it was
+given, whatever --remember says; once received, it is returned again only
+within --remember.
+
+Exit codes:
+` + exitCodeTable(),
+		Example: `  ask-confirm --title Deploy --message "Ship v2 to production?" && ./deploy.sh
+  ask-confirm --json --key release-42 --message "Tag v2.0.0?"`,
+		Args:          usageArgs(cobra.NoArgs),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.runConfirm(c.Context(), c.Flags(), o)
+		},
+	}
+	o.define(c.Flags())
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.AddCommand(newVersionCommand(),
+		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
+		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a))
+	return c
+}
+
+// exitCodeTable is lifecycle.ExitCodes as the help text shows it.
+func exitCodeTable() string {
+	var b strings.Builder
+	for _, ec := range lifecycle.ExitCodes {
+		fmt.Fprintf(&b, "  %d  %s\n", ec.Code, strings.ReplaceAll(ec.Meaning, "`", ""))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// define defines the confirm command's flags on f, with the engine's
+// defaults.
+func (o *confirmOptions) define(f *pflag.FlagSet) {
+	d := lifecycle.DefaultCall()
+	r := &o.call.Request
+	f.StringVar(&r.Title, "title", d.Request.Title, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
+	f.StringVar(&r.Message, "message", "", fmt.Sprintf("the question to ask (required; at most %d bytes; shown literally, never as markup)", dialog.MaxMessageBytes))
+	f.StringVar(&r.OKLabel, "ok-label", d.Request.OKLabel, fmt.Sprintf("label of the approve button (at most %d bytes)", dialog.MaxLabelBytes))
+	f.StringVar(&r.CancelLabel, "cancel-label", d.Request.CancelLabel, fmt.Sprintf("label of the cancel button (at most %d bytes)", dialog.MaxLabelBytes))
+	f.StringVar(&r.Icon, "icon", d.Request.Icon, "dialog icon: "+strings.Join(dialog.Icons, "|"))
+	f.BoolVar(&r.DefaultApprove, "default-approve", false, "make Approve the default button, so Enter approves (default: Cancel is the default button)")
+	f.DurationVar(&o.call.Wait, "wait", d.Wait, "longest time this invocation blocks before exiting 3 (pending); 0 returns at once (0 to 24h)")
+	f.DurationVar(&o.call.Timeout, "timeout", d.Timeout, "how long the dialog stays open unanswered before it expires (above 0, at most 24h)")
+	f.DurationVar(&o.call.Remember, "remember", d.Remember, "how long an answer, once some caller has received it, is returned again to the same request without a new dialog (0 to 168h)")
+	f.DurationVar(&o.call.CollectWithin, "collect-within", d.CollectWithin, "how long an answer that no caller has received yet (its caller stopped waiting) is kept for the next identical request, which receives it once; never less than --remember (0 to 168h)")
+	f.StringVar(&r.Scope, "scope", "", "what separates identical requests (default: the working directory)")
+	f.StringVar(&r.Key, "key", "", fmt.Sprintf("explicit identity; a new message under the same key supersedes the open dialog (at most %d bytes)", dialog.MaxKeyBytes))
+	f.IntVar(&o.call.Retries, "retries", d.Retries, fmt.Sprintf("how many times to show the dialog again when it fails to render or its holder dies (0 to %d)", lifecycle.MaxRetries))
+	f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
+	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
+	f.SortFlags = false
+}
+
+// runConfirm runs the confirm command once its flags, f, are parsed into o.
+func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOptions) error {
+	if !f.Changed("message") {
+		r := lifecycle.ErrorResult("", lifecycle.ExitUsage, errors.New(msgNoMessage))
+		r.Hint = hintFlag
+		return a.report(r, o.json)
+	}
+	if !f.Changed("scope") {
+		wd, err := os.Getwd()
+		if err != nil {
+			return a.report(lifecycle.ErrorResult("", lifecycle.ExitInternal, fmt.Errorf(msgNoWorkDir, err)), o.json)
+		}
+		o.call.Request.Scope = wd
+	}
+	if a.progress != nil {
+		o.call.Watch = countdown{a.progress}
+	}
+	r, err := a.engine.Ask(ctx, o.call)
+	if err != nil {
+		r = lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
+		r.Hint = hintFlag
+	}
+	if r.Headless && r.ExitCode == lifecycle.ExitApproved && o.json {
+		// Without --json the outcome line itself says so on stderr.
+		a.out.warn(errors.New(r.Message))
+	}
+	return a.report(r, o.json)
+}
+
+// countdown is the Watcher for a person watching a terminal. It
+// rewrites one line and clears it when the wait ends, so the final one-line
+// outcome stands alone.
+type countdown struct{ w io.Writer }
+
+func (c countdown) Waiting(left time.Duration, until time.Time) {
+	fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left.Round(time.Second), until.Local().Format("15:04:05"))
+}
+
+func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }

@@ -1,0 +1,27 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newGCCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "gc",
+		Short: "Remove records past --remember (and, while uncollected, --collect-within) and unused lock files, and compact the store",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			records, locks, compacted, err := a.engine.GC()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "removed %d record(s) and %d lock file(s)", records, locks)
+			if compacted {
+				fmt.Fprint(a.stdout, "; compacted the store")
+			}
+			_, err = fmt.Fprintln(a.stdout)
+			return err
+		},
+	}
+}

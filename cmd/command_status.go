@@ -1,0 +1,52 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+func newStatusCommand(a *app) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status KEY",
+		Short: "Show one request; exits with the code collecting it would give",
+		Long: `Show one request. KEY is the identity (or a unique prefix of at least 4
+characters, as ask-confirm list shows it) or the --key it was asked with.
+The exit code is the one running the request again would give now: 0 only
+for an approval that is still remembered, or that no caller has collected
+yet within its --collect-within; 3 while the dialog is open or when asking
+again would show a new dialog. Looking does not collect the answer.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			rec, err := a.engine.Find(args[0])
+			if err != nil {
+				return err
+			}
+			r := a.engine.StatusOf(rec)
+			uncollected := a.engine.EntryOf(rec).Uncollected
+			if asJSON {
+				err = writeJSON(a.stdout, struct {
+					lifecycle.Result
+					Title       string `json:"title"`
+					Uncollected bool   `json:"uncollected"`
+				}{r, rec.Title, uncollected})
+			} else {
+				msg := r.Message
+				if uncollected {
+					msg += "; " + lifecycle.MsgUncollected
+				}
+				_, err = fmt.Fprintf(a.stdout, "%s  %s  %s\n", dialog.ShortIdentity(rec.Identity), rec.Title, msg)
+			}
+			if err != nil {
+				return err
+			}
+			return &exitError{r.ExitCode}
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the request as one JSON object")
+	return c
+}

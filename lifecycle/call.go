@@ -1,0 +1,112 @@
+package lifecycle
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+)
+
+// Call is one request as a front end asks it: the question and how long to
+// wait, show, and keep its answer.
+type Call struct {
+	Request dialog.Request
+	// Wait is how long Ask blocks before it reports the request pending.
+	Wait time.Duration
+	// Timeout is how long the dialog stays open unanswered.
+	Timeout time.Duration
+	// Remember is how long an answer that some caller has received is
+	// returned again to the same request.
+	Remember time.Duration
+	// CollectWithin is how long an answer that no caller has received yet
+	// is kept for the next identical request, which receives it once.
+	// Below Remember it counts as Remember.
+	CollectWithin time.Duration
+	// Retries is how many times the dialog is shown again when it fails to
+	// render or its holder dies.
+	Retries int
+	// IfHeadless is what to do when nobody can be asked: IfHeadlessFail,
+	// IfHeadlessDeny or IfHeadlessApprove.
+	IfHeadless string
+	// Watch, if set, follows the wait: a countdown, progress notices.
+	Watch Watcher
+}
+
+// The values of Call.IfHeadless.
+const (
+	IfHeadlessFail    = "fail"
+	IfHeadlessDeny    = "deny"
+	IfHeadlessApprove = "approve"
+)
+
+// Limits on a Call's durations and retries.
+const (
+	MaxWait     = 24 * time.Hour
+	MaxTimeout  = 24 * time.Hour
+	MaxRemember = 7 * 24 * time.Hour
+	MaxRetries  = 5
+)
+
+// DefaultCall is what a front end asks with where its caller says nothing:
+// the command line's flag defaults. CollectWithin covers an answer given
+// near the end of the default 5-minute Timeout followed by a retry ten
+// minutes later (a coffee, an agent busy elsewhere), and is short enough
+// that an approval forgotten for longer does not surprise anyone.
+func DefaultCall() Call {
+	return Call{
+		Request: dialog.Request{
+			Title:       dialog.DefaultTitle,
+			OKLabel:     "Approve",
+			CancelLabel: "Cancel",
+			Icon:        "question",
+		},
+		Wait:          45 * time.Second,
+		Timeout:       5 * time.Minute,
+		Remember:      60 * time.Second,
+		CollectWithin: 15 * time.Minute,
+		Retries:       2,
+		IfHeadless:    IfHeadlessFail,
+	}
+}
+
+// Validate reports the first thing about c that cannot be asked as given:
+// the request's text (dialog.Request.Validate) or a setting out of its
+// limits, as a *dialog.InvalidError naming the command line's flag.
+func (c Call) Validate() error {
+	if err := c.Request.Validate(); err != nil {
+		return err
+	}
+	bad := func(flag, reason string) error { return &dialog.InvalidError{Field: flag, Reason: reason} }
+	switch {
+	case c.Wait < 0 || c.Wait > MaxWait:
+		return bad("--wait", fmt.Sprintf("%s is outside 0 to %s", c.Wait, MaxWait))
+	case c.Timeout <= 0 || c.Timeout > MaxTimeout:
+		return bad("--timeout", fmt.Sprintf("%s is outside (0, %s]", c.Timeout, MaxTimeout))
+	case c.Remember < 0 || c.Remember > MaxRemember:
+		return bad("--remember", fmt.Sprintf("%s is outside 0 to %s", c.Remember, MaxRemember))
+	case c.CollectWithin < 0 || c.CollectWithin > MaxRemember:
+		return bad("--collect-within", fmt.Sprintf("%s is outside 0 to %s", c.CollectWithin, MaxRemember))
+	case c.Retries < 0 || c.Retries > MaxRetries:
+		return bad("--retries", fmt.Sprintf("%d is outside 0 to %d", c.Retries, MaxRetries))
+	}
+	switch c.IfHeadless {
+	case IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove:
+	default:
+		return bad("--if-headless", fmt.Sprintf("%q is not one of fail, deny, approve", c.IfHeadless))
+	}
+	return nil
+}
+
+// reuse is how long the call takes an ended request's answer.
+func (c Call) reuse() reuse {
+	return reuse{remember: c.Remember, collectWithin: max(c.CollectWithin, c.Remember)}
+}
+
+// Watcher is told, about once a second while a caller waits for the
+// person, how long it will still wait and when the dialog closes
+// unanswered; Done follows once the waiting is over. The terminal
+// countdown and the MCP server's progress notifications are Watchers.
+type Watcher interface {
+	Waiting(left time.Duration, dialogUntil time.Time)
+	Done()
+}

@@ -1,0 +1,178 @@
+// Package lifecycle is ask-confirm's request engine: the one place that
+// knows how a request goes from asked to answered. It owns the pure
+// decision table, the waiter, the detached holder that keeps the dialog
+// open, liveness, and the statuses with their exit codes. It asks through
+// dialog, keeps records through store and starts and tests holders through
+// platform; it never imports a front end.
+//
+// It has two seams:
+//
+//   - Front ends (the command line in cmd, the MCP server in mcpserver) call
+//     an Engine: Ask for a request, and Find, Status, Cancel, Entries,
+//     Forget and GC for what is kept. They translate their caller's
+//     contract and nothing more.
+//   - Ways of asking a person are a dialog.Backend, which the holder calls
+//     to put the request on screen (Config.Backend).
+//
+// The holder is the same program as its front end, started again with
+// HolderArgs: every program that makes an Engine must call HolderMain first
+// thing in main.
+package lifecycle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// Config is what an Engine touches outside a request. Zero fields take the
+// real ones: the XDG paths, the clock, the zenity backend, the platform's
+// session detection and detached start, and no warnings. No field can be
+// set from a command line or the environment.
+type Config struct {
+	Paths store.Paths
+	Now   func() time.Time
+	// Backend shows the dialog inside a holder.
+	Backend dialog.Backend
+	// Detect tells whether a person can be asked here. An Engine calls it
+	// at most once per request, and only when a dialog has to be shown.
+	Detect func() platform.Session
+	// StartHolder starts a detached holder process with argv.
+	StartHolder func(argv []string, lock platform.Lock) error
+	// Warn is told about problems that were worked around: a corrupt store
+	// set aside, a history line that could not be written.
+	Warn func(error)
+	// StoreLockTimeout bounds how long one store operation waits for
+	// another process's; zero is store.DefaultLockTimeout.
+	StoreLockTimeout time.Duration
+}
+
+// Engine runs requests for one front end. It holds no open file between
+// calls; many Engines, in many processes, share one store.
+type Engine struct {
+	paths       store.Paths
+	store       *store.Store
+	now         func() time.Time
+	backend     dialog.Backend
+	detect      func() platform.Session
+	startHolder func(argv []string, lock platform.Lock) error
+	warnf       func(error)
+	// dir is the working directory events are recorded with; empty in a
+	// holder, which records its caller's (Record.CallerDir).
+	dir string
+	// settle is how long a dialog program must keep running before its
+	// window counts as shown: GNOME zenity maps its window 0.12 to 0.5 s
+	// after exec, and gives up on a display it cannot open in about 0.14 s.
+	settle time.Duration
+	// humanAnswer is the earliest a person can have answered. The dialog
+	// program ending sooner, with any exit code, failed to render: GNOME
+	// zenity now and then dies by itself about 0.3 s after exec with the
+	// exit code of Cancel, and no person can react to a window that fast.
+	humanAnswer time.Duration
+}
+
+// New returns an Engine with c's settings.
+func New(c Config) *Engine {
+	e := &Engine{
+		paths:       c.Paths,
+		now:         c.Now,
+		backend:     c.Backend,
+		detect:      c.Detect,
+		startHolder: c.StartHolder,
+		warnf:       c.Warn,
+		settle:      150 * time.Millisecond,
+		humanAnswer: 400 * time.Millisecond,
+	}
+	if e.paths == (store.Paths{}) {
+		e.paths = store.DefaultPaths()
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.backend == nil {
+		e.backend = dialog.Zenity{}
+	}
+	if e.detect == nil {
+		e.detect = platform.Detect
+	}
+	if e.startHolder == nil {
+		e.startHolder = platform.StartDetached
+	}
+	e.dir, _ = os.Getwd()
+	e.store = store.New(e.paths.DB)
+	if c.StoreLockTimeout > 0 {
+		e.store = e.store.WithLockTimeout(c.StoreLockTimeout)
+	}
+	e.store.Warn = e.warn
+	return e
+}
+
+// Paths returns where the engine keeps its files.
+func (e *Engine) Paths() store.Paths { return e.paths }
+
+// Now is the engine's clock.
+func (e *Engine) Now() time.Time { return e.now() }
+
+func (e *Engine) warn(err error) {
+	if e.warnf != nil {
+		e.warnf(err)
+	}
+}
+
+// StoreError is the result of a request the store could not serve: exit 8,
+// with a hint about where the store lives.
+func (e *Engine) StoreError(id string, err error) Result {
+	r := ErrorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
+	r.Hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(e.paths.DB))
+	return r
+}
+
+// logEvent appends one event to the audit history.
+func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string) error {
+	dir := e.dir
+	if dir == "" {
+		dir = rec.CallerDir
+	}
+	return store.AppendEvent(e.paths.History, store.Event{
+		Time:        e.now().UTC(),
+		Event:       event,
+		Identity:    rec.Identity,
+		Title:       rec.Title,
+		MessageHash: rec.MessageHash,
+		Outcome:     outcome,
+		Reason:      reason,
+		Attempt:     rec.Attempt,
+		PID:         os.Getpid(),
+		Dir:         dir,
+	})
+}
+
+// logEventOrWarn is logEvent for events whose loss should not change the
+// outcome: it reports a failure as a warning.
+func (e *Engine) logEventOrWarn(event string, rec store.Record, outcome, reason string) {
+	if err := e.logEvent(event, rec, outcome, reason); err != nil {
+		e.warn(fmt.Errorf(msgRecordHistory, event, err))
+	}
+}
+
+func messageHash(msg string) string {
+	h := sha256.Sum256([]byte(msg))
+	return hex.EncodeToString(h[:])
+}
+
+// Version is the module version ask-confirm was built from, or "(devel)".
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" {
+		return "(devel)"
+	}
+	return bi.Main.Version
+}

@@ -1,0 +1,41 @@
+package lifecycle
+
+import "strconv"
+
+// ExitCode is ask-confirm's public API: the process exit status that every
+// front end reports a request's outcome with. The numbers never change
+// meaning.
+type ExitCode int
+
+// The exit codes, as in the design's table.
+const (
+	ExitApproved   ExitCode = 0 // a person approved this request
+	ExitDenied     ExitCode = 1 // denied, cancelled, Esc or window closed
+	ExitUsage      ExitCode = 2 // usage error or invalid input
+	ExitPending    ExitCode = 3 // the dialog is still open; ask again to collect
+	ExitHeadless   ExitCode = 4 // no one can be asked and no --if-headless default
+	ExitExpired    ExitCode = 5 // the dialog timed out unanswered; a deny
+	ExitFailed     ExitCode = 6 // the dialog could not be shown
+	ExitSuperseded ExitCode = 7 // a newer request under the same --key replaced this one
+	ExitInternal   ExitCode = 8 // the store is unusable or similar; never an approval
+)
+
+// ExitCodes is the table of exit codes with what each means, in order: the
+// one definition that the command's help text prints and that README.md's
+// table must match.
+var ExitCodes = []struct {
+	Code    ExitCode
+	Meaning string
+}{
+	{ExitApproved, "approved by a person, now, collected by a later run, or within the remember window"},
+	{ExitDenied, "denied: Cancel, Esc, window closed, or cancelled by `ask-confirm cancel`"},
+	{ExitUsage, "usage error or invalid input"},
+	{ExitPending, "pending: the dialog is still open when `--wait` runs out. Run the same command again to collect the answer"},
+	{ExitHeadless, "nobody can be asked: no display or interactive session, and no `--if-headless` default"},
+	{ExitExpired, "expired: the dialog's `--timeout` passed with no answer. Counts as a deny"},
+	{ExitFailed, "the dialog could not be shown: backend missing, or it crashed or failed to render after retries"},
+	{ExitSuperseded, "superseded: a newer request with the same `--key` replaced this one"},
+	{ExitInternal, "internal error: the store is unusable or similar. Never an approval"},
+}
+
+func (c ExitCode) String() string { return strconv.Itoa(int(c)) }

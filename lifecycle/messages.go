@@ -1,0 +1,48 @@
+package lifecycle
+
+// Every sentence the request engine reports lives here, so the wording stays
+// consistent: lowercase, no trailing period, a hint says what to type next.
+// The front ends word their own contracts (cmd/messages.go for the command
+// line, mcpserver/messages.go for the model).
+
+const (
+	msgApproved      = "approved"
+	msgDenied        = "denied"
+	msgCancelled     = "denied: the request was cancelled with ask-confirm cancel"
+	msgPending       = "pending: the dialog is still open; run the same command again to collect the answer"
+	msgRetryReason   = "the dialog is still open on the person's screen"
+	msgStarting      = "the dialog is being started by another caller"
+	msgExpired       = "nobody answered before --timeout; this counts as a deny"
+	msgSuperseded    = "a newer request with the same --key replaced this one"
+	msgFailed        = "the dialog could not be shown: %s"
+	msgUnknownStatus = "the store holds an unknown status %q"
+	msgRemembered    = "%s (remembered answer from %s)"
+
+	msgHeadless        = "nobody can be asked: %s"
+	hintHeadless       = "run where a display is available, or pass --if-headless deny (or approve) to decide without asking"
+	msgHeadlessDeny    = "denied without asking: %s (--if-headless deny)"
+	msgHeadlessApprove = "approved without asking: %s (--if-headless approve)"
+
+	msgStoreUnusable   = "the answer store is unusable: %v"
+	hintStoreUnusable  = "check the permissions and free space of %s, or set XDG_CACHE_HOME and XDG_STATE_HOME to a writable place"
+	msgHolderStart     = "could not start the dialog holder: %v"
+	msgSupersedeStuck  = "the older request under this --key did not close within %s"
+	msgHolderDiedLimit = "the dialog holder died %d times without recording an answer"
+	msgEarlyExit       = "the dialog program exited before its window could appear"
+	msgHolderSignal    = "the dialog holder was stopped by a signal"
+	msgCollectFailed   = "recording that the answer was collected: %w"
+
+	msgStale      = "no fresh answer: the last one (%s) is older than its --remember; asking again shows a new dialog"
+	msgStaleRetry = "the remembered answer is too old"
+
+	msgCollectedLate = "after its caller stopped waiting"
+	// MsgUncollected says that an ended request's answer has not reached
+	// any caller yet.
+	MsgUncollected = "no caller has collected it yet"
+
+	msgNoMatch       = "no stored request matches %q; see ask-confirm list"
+	msgAmbiguous     = "%q matches %d requests; give more of the identity"
+	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
+	msgCancelFailed  = "cancelling %s: %w"
+	msgRecordHistory = "recording %s in the history: %w"
+)

@@ -1,0 +1,289 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// What is kept: the requests in the store, as operators and front ends look
+// at them and tidy them. Nothing here can approve anything.
+
+// ErrUnknownKey is returned (wrapped) when a key names no stored request,
+// or more than one.
+var ErrUnknownKey = errors.New("unknown request key")
+
+// minPrefix is the shortest identity prefix accepted, as with git's short
+// hashes.
+const minPrefix = 4
+
+// matches reports whether key names the request with identity id: the
+// identity itself, the --key it was asked with, or a prefix of at least
+// minPrefix characters.
+func matches(key, keyID, id string) bool {
+	return id == key || id == keyID || (len(key) >= minPrefix && strings.HasPrefix(id, strings.ToLower(key)))
+}
+
+// Find returns the one stored request that key names: its identity, the
+// --key it was asked with, or a unique prefix of its identity. A key that
+// names none or several is an error wrapping ErrUnknownKey.
+func (e *Engine) Find(key string) (store.Record, error) {
+	recs, err := e.store.List()
+	if err != nil {
+		return store.Record{}, err
+	}
+	keyID := dialog.Request{Key: key}.Identity()
+	var found []store.Record
+	for _, r := range recs {
+		if r.Identity == key || r.Identity == keyID {
+			return r, nil
+		}
+		if matches(key, keyID, r.Identity) {
+			found = append(found, r)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return store.Record{}, fmt.Errorf("%w: "+msgNoMatch, ErrUnknownKey, key)
+	default:
+		return store.Record{}, fmt.Errorf("%w: "+msgAmbiguous, ErrUnknownKey, key, len(found))
+	}
+}
+
+// All returns every stored request.
+func (e *Engine) All() ([]store.Record, error) { return e.store.List() }
+
+// keeping is the reuse rule rec was asked with.
+func keeping(rec store.Record) reuse {
+	return reuse{remember: rec.Remember, collectWithin: rec.CollectWithin}
+}
+
+// StatusOf returns what asking rec's request again would report now, by
+// the reuse rules rec was asked with. It collects nothing.
+func (e *Engine) StatusOf(rec store.Record) Result {
+	if rec.Status.Final() && !keeping(rec).returns(rec, e.now()) {
+		return Result{
+			Status: StatusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
+			RequestedAt: rec.RequestedAt, ShouldRetry: true,
+			Message: fmt.Sprintf(msgStale, rec.Status), RetryReason: msgStaleRetry,
+		}
+	}
+	return fromRecord(rec, rec.Status.Final())
+}
+
+// Entry is one stored request as list and status show it.
+type Entry struct {
+	Identity      string    `json:"identity"`
+	Title         string    `json:"title"`
+	Status        string    `json:"status"`
+	HolderAlive   bool      `json:"holder_alive"`
+	Attempt       int       `json:"attempt"`
+	Reason        string    `json:"reason,omitempty"`
+	RequestedAt   time.Time `json:"requested_at"`
+	ShownAt       time.Time `json:"shown_at,omitzero"`
+	EndedAt       time.Time `json:"ended_at,omitzero"`
+	Deadline      time.Time `json:"deadline"`
+	RememberUntil time.Time `json:"remember_until,omitzero"`
+	// Uncollected is true while no caller has received the answer; until
+	// CollectUntil the next identical request receives it.
+	Uncollected  bool      `json:"uncollected"`
+	CollectUntil time.Time `json:"collect_until,omitzero"`
+	AgeSeconds   float64   `json:"age_seconds"`
+	LeftSeconds  float64   `json:"left_seconds"`
+}
+
+// EntryOf describes rec now: for an open request whether its holder lives
+// and how long its dialog stays up; for an ended one how long its answer is
+// kept.
+func (e *Engine) EntryOf(r store.Record) Entry {
+	now := e.now()
+	en := Entry{
+		Identity:    r.Identity,
+		Title:       r.Title,
+		Status:      string(r.Status),
+		Attempt:     r.Attempt,
+		Reason:      r.Reason,
+		RequestedAt: r.RequestedAt,
+		ShownAt:     r.ShownAt,
+		EndedAt:     r.EndedAt,
+		Deadline:    r.Deadline,
+		AgeSeconds:  now.Sub(r.RequestedAt).Seconds(),
+	}
+	if r.Status.Final() {
+		en.RememberUntil = r.EndedAt.Add(r.Remember)
+		kept := en.RememberUntil
+		if r.Uncollected && r.Status != store.Failed {
+			en.Uncollected = true
+			en.CollectUntil = r.EndedAt.Add(keeping(r).collectWithin)
+			if en.CollectUntil.After(kept) {
+				kept = en.CollectUntil
+			}
+		}
+		en.LeftSeconds = max(0, kept.Sub(now).Seconds())
+	} else {
+		en.HolderAlive, _ = platform.LockHeld(e.paths.LockFile(r.Identity))
+		en.LeftSeconds = max(0, r.Deadline.Sub(now).Seconds())
+	}
+	return en
+}
+
+// Entries describes every stored request, oldest first.
+func (e *Engine) Entries() ([]Entry, error) {
+	recs, err := e.store.List()
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].RequestedAt.Before(recs[j].RequestedAt) })
+	entries := make([]Entry, 0, len(recs))
+	for _, r := range recs {
+		entries = append(entries, e.EntryOf(r))
+	}
+	return entries, nil
+}
+
+// CancelOutcome says what Cancel did.
+type CancelOutcome int
+
+const (
+	// Cancelled: the request was open and now ends cancelled.
+	Cancelled CancelOutcome = iota
+	// AlreadyEnded: the request had ended before; nothing changed.
+	AlreadyEnded
+	// EndedOtherwise: the request ended some other way (the person
+	// answered, or a newer request replaced it) before the cancel landed.
+	EndedOtherwise
+)
+
+// Cancel closes the open dialog of rec's request: the request can only end
+// as a denial, and its waiters exit 1. It returns the request's outcome
+// afterwards; for AlreadyEnded that is what asking again would give. A
+// failure to cancel is a Result with ExitInternal, never an answer.
+func (e *Engine) Cancel(rec store.Record) (Result, CancelOutcome) {
+	if rec.Status.Final() {
+		return e.StatusOf(rec), AlreadyEnded
+	}
+	if err := e.closeRequest(rec, store.Cancelled); err != nil {
+		return ErrorResult(rec.Identity, ExitInternal, fmt.Errorf(msgCancelFailed, dialog.ShortIdentity(rec.Identity), err)), Cancelled
+	}
+	now, found, err := e.store.Get(rec.Identity)
+	switch {
+	case err != nil:
+		return e.StoreError(rec.Identity, err), Cancelled
+	case !found:
+		return ErrorResult(rec.Identity, ExitInternal, errors.New(msgCancelGone)), Cancelled
+	case now.Status != store.Cancelled || now.ContentHash != rec.ContentHash:
+		return fromRecord(now, false), EndedOtherwise
+	}
+	return fromRecord(now, false), Cancelled
+}
+
+// Forget drops the ended requests among ids, so the next identical request
+// shows a dialog, and reports how many it dropped. Open requests are left
+// alone: dropping one would let its next caller start a second dialog
+// beside the first.
+func (e *Engine) Forget(ids []string) (int, error) {
+	drop := map[string]bool{}
+	for _, id := range ids {
+		drop[id] = true
+	}
+	return e.store.Delete(func(r store.Record) bool { return drop[r.Identity] && r.Status.Final() })
+}
+
+// GC removes ended requests whose answers are no longer kept, open ones
+// past their deadline whose holder is gone (closing their orphaned
+// dialogs), and lock files of identities with no open request; then it
+// compacts the store when more than half of it is free.
+func (e *Engine) GC() (records, locks int, compacted bool, err error) {
+	now := e.now()
+	records, err = e.store.Delete(func(r store.Record) bool {
+		if r.Status.Final() {
+			return !keeping(r).returns(r, now)
+		}
+		// An open request past its deadline whose holder is gone will
+		// never be answered.
+		alive, err := platform.LockHeld(e.paths.LockFile(r.Identity))
+		if err != nil || alive || !now.After(r.Deadline) {
+			return false
+		}
+		platform.KillOrphanedDialog(r.HolderPID)
+		return true
+	})
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if locks, err = e.removeUnusedLocks(); err != nil {
+		return records, locks, false, err
+	}
+	compacted, err = e.store.Compact(0.5)
+	return records, locks, compacted, err
+}
+
+// removeUnusedLocks deletes lock files of identities with no open request.
+// It deletes a file only while holding its lock, and platform.TryLock
+// checks that the file it locked is still the one at the path, so a caller
+// racing with the deletion never ends up holding a lock on a removed file.
+func (e *Engine) removeUnusedLocks() (int, error) {
+	entries, err := os.ReadDir(e.paths.Locks)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range entries {
+		id, ok := strings.CutSuffix(d.Name(), ".lock")
+		if !ok {
+			continue
+		}
+		rec, found, err := e.store.Get(id)
+		if err != nil {
+			return n, err
+		}
+		if found && !rec.Status.Final() {
+			continue
+		}
+		path := filepath.Join(e.paths.Locks, d.Name())
+		l, ok, err := platform.TryLock(path)
+		if err != nil || !ok {
+			continue
+		}
+		if os.Remove(path) == nil {
+			n++
+		}
+		l.Release()
+	}
+	return n, nil
+}
+
+// Events returns the audit history newer than since (0: all of it), of the
+// request key names (its identity, --key or an identity prefix; "": every
+// request), oldest first, and how many unreadable lines were skipped.
+func (e *Engine) Events(since time.Duration, key string) (events []store.Event, bad int, err error) {
+	all, bad, err := store.ReadEvents(e.paths.History)
+	if err != nil {
+		return nil, 0, err
+	}
+	keyID := dialog.Request{Key: key}.Identity()
+	events = []store.Event{}
+	for _, ev := range all {
+		if since > 0 && ev.Time.Before(e.now().Add(-since)) {
+			continue
+		}
+		if key != "" && !matches(key, keyID, ev.Identity) {
+			continue
+		}
+		events = append(events, ev)
+	}
+	return events, bad, nil
+}

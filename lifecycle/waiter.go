@@ -1,0 +1,413 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// Ask runs the request lifecycle for one invocation and returns its
+// outcome: the answer (collected now, or given before this call), pending
+// when the dialog is still open at c.Wait, or why nobody was asked. It
+// never returns an approval that is not recorded as Approved for this
+// request's identity and content, apart from the logged IfHeadlessApprove.
+// When ctx ends it stops waiting and reports the request as it stands; the
+// dialog stays up. An invalid c is an error wrapping dialog.ErrInvalid;
+// every outcome of the request, internal errors included, is a Result.
+func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	if c.Watch != nil {
+		defer c.Watch.Done()
+	}
+	w := &waiter{e: e, c: c, id: c.Request.Identity(), content: c.Request.ContentHash()}
+	w.lockPath = e.paths.LockFile(w.id)
+	w.deadline = e.now().Add(c.Wait)
+	return w.run(ctx), nil
+}
+
+// waiter is one invocation's side of the lifecycle: what it has done so
+// far, which decide reads through each sighting.
+type waiter struct {
+	e        *Engine
+	c        Call
+	id       string
+	content  string
+	lockPath string
+	deadline time.Time
+	// acted: this invocation started or joined this request's dialog.
+	acted bool
+	// looked: it has looked once; over: its wait has ended since.
+	looked, over bool
+	// session is what Detect said, asked once and only when needed.
+	session *platform.Session
+}
+
+func (w *waiter) run(ctx context.Context) Result {
+	e, maxAttempts := w.e, w.c.Retries+1
+	for {
+		s, err := w.look()
+		if err != nil {
+			return e.StoreError(w.id, err)
+		}
+		next, attempt := decide(s, w.content, e.now(), w.c.reuse(), maxAttempts)
+		switch next {
+		case stepReturn:
+			if r, ok := e.deliver(s.rec, s.first, w.c.reuse(), ctx.Err() == nil); ok {
+				return r
+			}
+			// Another caller collected the answer first; this one is a new
+			// request again.
+			continue
+		case stepReport:
+			return fromRecord(s.rec, false)
+		case stepPending:
+			return pending(w.id)
+		case stepReplaced:
+			rec := s.rec
+			rec.Status, rec.EndedAt = store.Superseded, time.Time{}
+			return fromRecord(rec, false)
+		case stepGiveUp:
+			return e.giveUp(s.rec, maxAttempts)
+		case stepSupersede:
+			if err := e.closeRequest(s.rec, store.Superseded); err != nil {
+				return ErrorResult(w.id, ExitInternal, err)
+			}
+			// The older request is out of the way; this one has not been
+			// asked yet, so the next look is still a first look.
+			continue
+		case stepSpawn:
+			if !w.canAsk() {
+				return e.headless(w.c, w.id, *w.session)
+			}
+			started, err := e.spawn(w.c, s, w.content, attempt)
+			if err != nil {
+				return e.StoreError(w.id, err)
+			}
+			if !started {
+				// Another caller took the lock first, or a waiter was
+				// testing it: nothing was done, and the next look is still
+				// a first look.
+				time.Sleep(5 * time.Millisecond)
+				w.await(ctx, s)
+				continue
+			}
+		}
+		// This invocation now follows the request it started or joined.
+		w.acted = true
+		w.await(ctx, s)
+	}
+}
+
+// look reads the request's record and tests its holder's lock.
+func (w *waiter) look() (sighting, error) {
+	s := sighting{first: !w.acted, last: w.looked && w.over}
+	w.looked = true
+	var err error
+	if s.rec, s.found, err = w.e.store.Get(w.id); err != nil {
+		return s, err
+	}
+	s.alive, err = platform.LockHeld(w.lockPath)
+	return s, err
+}
+
+func (w *waiter) canAsk() bool {
+	if w.session == nil {
+		s := w.e.detect()
+		w.session = &s
+	}
+	return w.session.CanAsk
+}
+
+// relook bounds how long a waiter trusts the lock alone: a queued shared
+// lock can be overtaken by the next holder's exclusive one (after a
+// supersede, say), and then only the record tells.
+const relook = time.Second
+
+// await blocks until the holder lets go of the lock, relook or the
+// deadline passes, or ctx ends, and notes when the wait is over.
+func (w *waiter) await(ctx context.Context, s sighting) {
+	e := w.e
+	left := w.deadline.Sub(e.now())
+	until := w.dialogUntil(s)
+	switch {
+	case left <= 0:
+		w.over = true
+	case platform.LockHandedOff:
+		e.await(ctx, platform.LockReleased(w.lockPath), min(left, relook), w.deadline, until, w.c.Watch)
+	default:
+		e.await(ctx, nil, min(left, 50*time.Millisecond), w.deadline, until, nil)
+	}
+	if ctx.Err() != nil {
+		// The caller went away; the dialog stays up for the next one.
+		w.over = true
+	}
+}
+
+// dialogUntil is when the dialog the waiter is waiting for will close
+// unanswered: the record's deadline when the record is this request's, and
+// the call's timeout from now for a dialog that is only being started.
+func (w *waiter) dialogUntil(s sighting) time.Time {
+	if s.found && s.rec.ContentHash == w.content && !s.rec.Status.Final() {
+		return s.rec.Deadline
+	}
+	return w.e.now().Add(w.c.Timeout)
+}
+
+// await blocks until released is closed, d has passed or ctx ends.
+// Meanwhile it tells watch (if any), about once a second, how long until
+// waitEnd, when the caller stops waiting.
+func (e *Engine) await(ctx context.Context, released <-chan struct{}, d time.Duration, waitEnd, until time.Time, watch Watcher) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	var tick <-chan time.Time
+	if watch != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+		watch.Waiting(waitEnd.Sub(e.now()), until)
+	}
+	for {
+		select {
+		case <-released:
+			return
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick:
+			watch.Waiting(waitEnd.Sub(e.now()), until)
+		}
+	}
+}
+
+// deliver returns rec, an ended request that decide returned, as this
+// invocation's outcome. The first caller to receive an answer collects it:
+// from then on only Remember returns it again. collect is false when
+// nobody can receive the outcome any more (the caller went away), so the
+// answer stays for the next call. ok is false, with nothing returned, when
+// rec was this new invocation's only as an uncollected answer and another
+// caller collected it first: the invocation must look again.
+func (e *Engine) deliver(rec store.Record, first bool, keep reuse, collect bool) (r Result, ok bool) {
+	// late: a new invocation gets rec only because nobody has received it.
+	late := first && !rec.FreshAt(e.now(), keep.remember)
+	won := false
+	if rec.Uncollected && collect {
+		var err error
+		won, err = e.markCollected(rec)
+		switch {
+		case err != nil && late:
+			// Handing it out unrecorded could hand it out twice.
+			return e.StoreError(rec.Identity, fmt.Errorf(msgCollectFailed, err)), true
+		case err != nil:
+			e.warn(fmt.Errorf(msgCollectFailed, err))
+		case !won && late:
+			return Result{}, false
+		}
+	}
+	switch {
+	case won && first:
+		e.logEventOrWarn("collected", rec, string(rec.Status), msgCollectedLate)
+	case won:
+		e.logEventOrWarn("collected", rec, string(rec.Status), "")
+	case first:
+		e.logEventOrWarn("reused", rec, string(rec.Status), "")
+	}
+	return fromRecord(rec, first), true
+}
+
+// markCollected records that rec's answer has reached a caller, unless the
+// record changed since rec was read. It reports whether it wrote.
+func (e *Engine) markCollected(rec store.Record) (bool, error) {
+	won := false
+	_, err := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.Version != rec.Version || !r.Uncollected {
+			return false, nil
+		}
+		r.Uncollected, won = false, true
+		return true, nil
+	})
+	return won && err == nil, err
+}
+
+// spawn starts a holder for the request, unless another caller is already
+// starting one. It re-checks the record under the identity's lock, so an
+// answer that landed since the waiter looked is never overwritten.
+func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool, error) {
+	if err := store.EnsureDir(e.paths.Locks); err != nil {
+		return false, err
+	}
+	id := c.Request.Identity()
+	lock, ok, err := platform.TryLock(e.paths.LockFile(id))
+	if err != nil || !ok {
+		return false, err
+	}
+	defer lock.Release()
+	// Encoded here, by the one caller that starts the holder: a remembered
+	// answer never needs it.
+	payload, err := json.Marshal(c.Request)
+	if err != nil {
+		return false, err
+	}
+	if seen.found && seen.rec.HolderPID != 0 && !seen.rec.Status.Final() {
+		// We hold the lock, so that holder is dead; its dialog may not be.
+		platform.KillOrphanedDialog(seen.rec.HolderPID)
+	}
+	now := e.now()
+	changed := errors.New("record changed")
+	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if found != seen.found || rec.Version != seen.rec.Version {
+			return false, changed
+		}
+		*rec = store.Record{
+			ContentHash:   content,
+			Title:         c.Request.Title,
+			Request:       payload,
+			MessageHash:   messageHash(c.Request.Message),
+			Status:        store.Requested,
+			Attempt:       attempt,
+			RequestedAt:   now,
+			Deadline:      now.Add(c.Timeout),
+			Remember:      c.Remember,
+			CollectWithin: c.reuse().collectWithin,
+			CallerPID:     os.Getpid(),
+			CallerDir:     e.dir,
+			Version:       rec.Version,
+		}
+		return true, nil
+	})
+	if errors.Is(err, changed) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	e.logEventOrWarn("requested", rec, "", "")
+	if err := e.startHolder(HolderArgs(id, content), lock); err != nil {
+		e.finish(id, content, 0, store.Failed, fmt.Sprintf(msgHolderStart, err))
+	}
+	return true, nil
+}
+
+// finish records a final state for the request with the given content,
+// unless it already ended or belongs to another holder. holderPID 0 matches
+// a record with no holder. It returns the record as stored.
+func (e *Engine) finish(id, content string, holderPID int, status store.Status, reason string) (store.Record, bool, error) {
+	wrote := false
+	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
+			return false, nil
+		}
+		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
+		// A failure to show the dialog is not an answer to collect.
+		rec.Uncollected = status != store.Failed
+		wrote = true
+		return true, nil
+	})
+	if err == nil && wrote {
+		e.logEventOrWarn(eventFor(status), rec, string(status), reason)
+	}
+	return rec, wrote, err
+}
+
+// eventFor names the history event that records a final status.
+func eventFor(s store.Status) string {
+	switch s {
+	case store.Approved, store.Denied:
+		return "answered"
+	default:
+		return string(s)
+	}
+}
+
+// giveUp ends a request whose holders kept dying.
+func (e *Engine) giveUp(rec store.Record, attempts int) Result {
+	reason := fmt.Sprintf(msgHolderDiedLimit, attempts)
+	if _, _, err := e.finish(rec.Identity, rec.ContentHash, rec.HolderPID, store.Failed, reason); err != nil {
+		return e.StoreError(rec.Identity, err)
+	}
+	rec.Status, rec.Reason = store.Failed, reason
+	return fromRecord(rec, false)
+}
+
+// closeRequest asks the holder of rec to close its dialog and end the
+// request as status, and waits (boundedly) until it has. A request whose
+// holder is gone is ended directly.
+func (e *Engine) closeRequest(rec store.Record, status store.Status) error {
+	_, err := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.ContentHash != rec.ContentHash || r.Status.Final() {
+			return false, nil
+		}
+		r.CancelRequest = status
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if rec.HolderPID != 0 {
+		_ = platform.InterruptHolder(rec.HolderPID)
+	}
+	const patience = 5 * time.Second
+	if !platform.WaitReleased(e.paths.LockFile(rec.Identity), patience) {
+		return fmt.Errorf(msgSupersedeStuck, patience)
+	}
+	// The holder recorded the end itself, unless it died first; then its
+	// dialog may still be on screen.
+	_, wrote, err := e.finish(rec.Identity, rec.ContentHash, rec.HolderPID, status, "")
+	if wrote {
+		platform.KillOrphanedDialog(rec.HolderPID)
+	}
+	return err
+}
+
+// headless applies IfHeadless when nobody can be asked.
+func (e *Engine) headless(c Call, id string, session platform.Session) Result {
+	why := session.Reason
+	rec := store.Record{Identity: id, Title: c.Request.Title, MessageHash: messageHash(c.Request.Message)}
+	r := Result{Key: id}
+	switch c.IfHeadless {
+	case IfHeadlessApprove:
+		// The one approval without a click: it must be on record first.
+		if err := e.logEvent("headless", rec, "approved", why); err != nil {
+			return e.StoreError(id, fmt.Errorf("recording the headless approval: %w", err))
+		}
+		r.Status, r.ExitCode, r.Message = StatusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
+	case IfHeadlessDeny:
+		e.logEventOrWarn("headless", rec, "denied", why)
+		r.Status, r.ExitCode, r.Message = StatusDenied, ExitDenied, fmt.Sprintf(msgHeadlessDeny, why)
+	default:
+		e.logEventOrWarn("headless", rec, "failed", why)
+		r.Status, r.ExitCode, r.Message = StatusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
+		r.Hint = hintHeadless
+	}
+	r.Headless = true
+	return r
+}
+
+// Headless is what a session where nobody can be asked means for a person
+// checking it (ask-confirm doctor): exit 4, with the session's own hint, or
+// else the general one.
+func Headless(s platform.Session) Result {
+	r := Result{Status: StatusHeadless, ExitCode: ExitHeadless, Message: fmt.Sprintf(msgHeadless, s.Reason), Hint: s.Hint, Headless: true}
+	if r.Hint == "" {
+		r.Hint = hintHeadless
+	}
+	return r
+}
+
+// requestFrom decodes the request a record carries.
+func requestFrom(rec store.Record) (dialog.Request, error) {
+	var req dialog.Request
+	if err := json.Unmarshal(rec.Request, &req); err != nil {
+		return req, fmt.Errorf("decoding the stored request: %w", err)
+	}
+	return req, req.Validate()
+}
