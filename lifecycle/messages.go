@@ -35,7 +35,8 @@ const (
 	msgStale      = "no fresh answer: the last one (%s) is older than its --remember; asking again shows a new dialog"
 	msgStaleRetry = "the remembered answer is too old"
 
-	msgCollectedLate = "after its caller stopped waiting"
+	msgCollectedLate    = "after its caller stopped waiting"
+	msgCollectedWaiting = "by the callers waiting for it"
 	// MsgUncollected says that an ended request's answer has not reached
 	// any caller yet.
 	MsgUncollected = "no caller has collected it yet"

@@ -228,7 +228,8 @@ func (e *Engine) GC() (records, locks int, compacted bool, err error) {
 	return records, locks, compacted, err
 }
 
-// removeUnusedLocks deletes lock files of identities with no open request.
+// removeUnusedLocks deletes lock and watch files of identities with no open
+// request.
 // It deletes a file only while holding its lock, and platform.TryLock
 // checks that the file it locked is still the one at the path, so a caller
 // racing with the deletion never ends up holding a lock on a removed file.
@@ -243,6 +244,9 @@ func (e *Engine) removeUnusedLocks() (int, error) {
 	n := 0
 	for _, d := range entries {
 		id, ok := strings.CutSuffix(d.Name(), ".lock")
+		if !ok {
+			id, ok = strings.CutSuffix(d.Name(), ".watch")
+		}
 		if !ok {
 			continue
 		}

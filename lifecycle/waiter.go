@@ -31,6 +31,7 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	w := &waiter{e: e, c: c, id: c.Request.Identity(), content: c.Request.ContentHash()}
 	w.lockPath = e.paths.LockFile(w.id)
 	w.deadline = e.now().Add(c.Wait)
+	defer w.stopWatching()
 	return w.run(ctx), nil
 }
 
@@ -49,6 +50,10 @@ type waiter struct {
 	looked, over bool
 	// session is what Detect said, asked once and only when needed.
 	session *platform.Session
+	// unwatch ends this invocation's Watch on the request, while it waits
+	// for the answer: a holder that records the answer then, records it as
+	// received.
+	unwatch func()
 }
 
 func (w *waiter) run(ctx context.Context) Result {
@@ -101,8 +106,10 @@ func (w *waiter) run(ctx context.Context) Result {
 				continue
 			}
 		}
-		// This invocation now follows the request it started or joined.
+		// This invocation now follows the request it started or joined,
+		// and will receive its answer.
 		w.acted = true
+		w.watch()
 		w.await(ctx, s)
 	}
 }
@@ -149,6 +156,28 @@ func (w *waiter) await(ctx context.Context, s sighting) {
 	if ctx.Err() != nil {
 		// The caller went away; the dialog stays up for the next one.
 		w.over = true
+	}
+	if w.over {
+		// From here on an answer may find nobody to receive it: let the
+		// holder see that before the last look.
+		w.stopWatching()
+	}
+}
+
+func (w *waiter) watch() {
+	if w.unwatch != nil {
+		return
+	}
+	// Without a watch the answer is recorded as uncollected, and this
+	// waiter collects it through the store itself: slower in a herd, but
+	// nothing is lost.
+	w.unwatch, _ = platform.Watch(w.e.paths.WatchFile(w.id))
+}
+
+func (w *waiter) stopWatching() {
+	if w.unwatch != nil {
+		w.unwatch()
+		w.unwatch = nil
 	}
 }
 
@@ -301,19 +330,26 @@ func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool
 // unless it already ended or belongs to another holder. holderPID 0 matches
 // a record with no holder. It returns the record as stored.
 func (e *Engine) finish(id, content string, holderPID int, status store.Status, reason string) (store.Record, bool, error) {
+	// A caller waiting for the answer now receives it when it wakes: the
+	// answer is collected without a write of its own, which a herd of
+	// waiters would queue for. A failure to show the dialog is not an
+	// answer to collect.
+	received := status != store.Failed && platform.Watched(e.paths.WatchFile(id))
 	wrote := false
 	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
 			return false, nil
 		}
 		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
-		// A failure to show the dialog is not an answer to collect.
-		rec.Uncollected = status != store.Failed
+		rec.Uncollected = status != store.Failed && !received
 		wrote = true
 		return true, nil
 	})
 	if err == nil && wrote {
 		e.logEventOrWarn(eventFor(status), rec, string(status), reason)
+		if received {
+			e.logEventOrWarn("collected", rec, string(status), msgCollectedWaiting)
+		}
 	}
 	return rec, wrote, err
 }

@@ -3,6 +3,8 @@
 package platform
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -332,4 +334,43 @@ func lockDescriptors(t *testing.T, path string) (n int, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// A Watch is seen by Watched from another descriptor; calls in one process
+// share one descriptor; the lock is gone once every caller stopped; and
+// Watched creates no file.
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "id.watch")
+	if Watched(path) {
+		t.Fatal("a missing watch file is watched")
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Watched created the file: %v", err)
+	}
+	stops := make([]func(), 100)
+	for i := range stops {
+		stop, err := Watch(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops[i] = stop
+	}
+	if !Watched(path) {
+		t.Fatal("100 watches are not seen")
+	}
+	if n, ok := lockDescriptors(t, path); ok && n != 1 {
+		t.Fatalf("%d descriptors of the watch file for 100 watches, want 1", n)
+	}
+	for i, stop := range stops {
+		stop()
+		stop() // a second stop of the same watch changes nothing
+		if i < len(stops)-1 && !Watched(path) {
+			t.Fatalf("the watch ended after %d of %d stops", i+1, len(stops))
+		}
+	}
+	if Watched(path) {
+		t.Fatal("watched after every watch stopped")
+	}
+	assertNoDescriptors(t, path)
 }

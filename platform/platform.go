@@ -139,6 +139,20 @@ func LockReleased(path string) <-chan struct{} { return lockReleased(path) }
 // does start outlives a timeout, like any LockReleased wait.
 func WaitReleased(path string, timeout time.Duration) bool { return waitReleased(path, timeout) }
 
+// Watch marks this process as waiting for the answer of the request whose
+// watch file is path, until stop is called: it holds a shared lock on the
+// file, created with mode 0600 if missing. A holder that ends the request
+// asks Watched whether anyone was waiting, so that the answer counts as
+// received without any waiter writing to the store. Calls for one path
+// within a process share one descriptor and lock, released when the last
+// of them stops. stop may be called more than once.
+func Watch(path string) (stop func(), err error) { return watch(path) }
+
+// Watched reports whether some process holds a Watch on path. It never
+// creates the file; a missing file, or one that cannot be tested, is not
+// watched.
+func Watched(path string) bool { return watched(path) }
+
 // StartDetached starts argv[0] (re-resolved as this executable) with argv as
 // its arguments, fully detached from the caller: its own session or process
 // group, working directory / (on Windows the Windows directory), no

@@ -132,6 +132,29 @@ func flockShared(f *os.File) error {
 	}
 }
 
+// holdShared takes a shared lock on the file at path, creating it, and
+// returns what releases it.
+func holdShared(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening watch file: %w", err)
+	}
+	if err := flockShared(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("watching %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+func watched(path string) bool {
+	f, err := openLockFile(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB), unix.EWOULDBLOCK)
+}
+
 func adoptLock(fd int) (Lock, error) {
 	f := os.NewFile(uintptr(fd), "holder lock")
 	if f == nil {

@@ -67,6 +67,28 @@ func openWait(path string) (wait func()) {
 	}
 }
 
+// holdShared takes a shared lock on the file at path, creating it, and
+// returns what releases it.
+func holdShared(path string) (func(), error) {
+	f := flock.New(path)
+	if err := f.RLock(); err != nil {
+		return nil, fmt.Errorf("watching %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+func watched(path string) bool {
+	f := flock.New(path, existingOnly)
+	ok, err := f.TryLock()
+	if err != nil {
+		return false
+	}
+	if ok {
+		f.Close()
+	}
+	return !ok
+}
+
 func adoptLock(int) (Lock, error) {
 	return nil, errors.New("locks are not handed over on windows")
 }

@@ -43,6 +43,12 @@ func (p Paths) LockFile(id string) string {
 	return filepath.Join(p.Locks, id+".lock")
 }
 
+// WatchFile returns the path of the file that callers waiting for identity
+// id's answer hold a shared lock on.
+func (p Paths) WatchFile(id string) string {
+	return filepath.Join(p.Locks, id+".watch")
+}
+
 // ErrUnsafeDir is returned when a directory ask-confirm would write to is a
 // symbolic link, is not a directory, or belongs to another user.
 var ErrUnsafeDir = errors.New("unsafe directory")
