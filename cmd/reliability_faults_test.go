@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -174,41 +175,58 @@ var faults = []fault{
 // bounded time, and once the fault is repaired the same request is asked
 // and answered normally. This is the deny-by-default invariant as a table.
 func TestReliabilityFaults(t *testing.T) {
-	const bound = 15 * time.Second // the store's lock timeout is 5 s
-	var worst time.Duration
-	failures := 0
-	for _, f := range faults {
-		t.Run(f.name, func(t *testing.T) {
-			h := newFakeHarness(t)
-			args := []string{"--json", "--wait", "2s", "--retries", "1", "--title", "fault", "--message", "Asked under a fault: " + f.name}
-			repair := f.setup(t, h)
-			o := h.run(args...)
-			worst = max(worst, o.elapsed)
-			if o.code == 0 {
-				t.Fatalf("EXIT 0 UNDER A FAULT: %s %s", o.stdout, o.stderr)
-			}
-			if o.code != f.want || !strings.Contains(o.stdout+o.stderr, f.mention) {
-				failures++
-				t.Errorf("exit %d, want %d mentioning %q\nstdout: %s\nstderr: %s", o.code, f.want, f.mention, o.stdout, o.stderr)
-			}
-			if o.elapsed > bound {
-				failures++
-				t.Errorf("took %s, the bound is %s", o.elapsed, bound)
-			}
-			repair()
-			h.run("cancel", "--all")
-			h.run("forget", "--all")
+	var (
+		mu      sync.Mutex
+		worst   time.Duration
+		failure int
+	)
+	failed := func() { mu.Lock(); failure++; mu.Unlock() }
+	// Each fault has its own store, scripted dialog and mounts, so they run
+	// at once: most of their time is the store's lock timeout.
+	t.Run("each", func(t *testing.T) {
+		for _, f := range faults {
+			t.Run(f.name, func(t *testing.T) {
+				t.Parallel()
+				faultThenRecovery(t, f, failed, func(d time.Duration) { mu.Lock(); worst = max(worst, d); mu.Unlock() })
+			})
+		}
+	})
+	report(t, "store and environment faults: non-zero, then recovery", len(faults), failure, worst)
+}
 
-			r := h.start(args...)
-			h.waitShown(1)
-			h.answer("approve")
-			if o := r.wait(30 * time.Second); o.code != 0 {
-				failures++
-				t.Errorf("after repair: exit %d: %s %s", o.code, o.stdout, o.stderr)
-			}
-		})
+// faultThenRecovery asks under fault f, which must not approve and must
+// say what is wrong within the bound, then repairs it and asks again, which
+// must be answered. It calls failed for each broken promise and took with
+// the faulted call's time.
+func faultThenRecovery(t *testing.T, f fault, failed func(), took func(time.Duration)) {
+	const bound = 15 * time.Second // the store's lock timeout is 5 s
+	h := newFakeHarness(t)
+	args := []string{"--json", "--wait", "2s", "--retries", "1", "--title", "fault", "--message", "Asked under a fault: " + f.name}
+	repair := f.setup(t, h)
+	o := h.run(args...)
+	took(o.elapsed)
+	if o.code == 0 {
+		t.Fatalf("EXIT 0 UNDER A FAULT: %s %s", o.stdout, o.stderr)
 	}
-	report(t, "store and environment faults: non-zero, then recovery", len(faults), failures, worst)
+	if o.code != f.want || !strings.Contains(o.stdout+o.stderr, f.mention) {
+		failed()
+		t.Errorf("exit %d, want %d mentioning %q\nstdout: %s\nstderr: %s", o.code, f.want, f.mention, o.stdout, o.stderr)
+	}
+	if o.elapsed > bound {
+		failed()
+		t.Errorf("took %s, the bound is %s", o.elapsed, bound)
+	}
+	repair()
+	h.run("cancel", "--all")
+	h.run("forget", "--all")
+
+	r := h.start(args...)
+	h.waitShown(1)
+	h.answer("approve")
+	if o := r.wait(30 * time.Second); o.code != 0 {
+		failed()
+		t.Errorf("after repair: exit %d: %s %s", o.code, o.stdout, o.stderr)
+	}
 }
 
 // Files ask-confirm creates are its user's alone.

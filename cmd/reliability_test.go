@@ -158,6 +158,12 @@ func TestReliabilityManyRequests(t *testing.T) {
 		calls[i].title = h.title(fmt.Sprintf("RL-many-%02d", i))
 		calls[i].approve = pick(2) == 0
 		calls[i].run = h.start("--json", "--wait", "5m", "--title", calls[i].title, "--message", fmt.Sprintf("Request number %d", i))
+		// Thirty GNOME zenity processes starting in the same instant on two
+		// cores start so slowly that one dying by itself (as about one in
+		// 25 does) can outlive the 0.4 s that tells a failed render from a
+		// person's answer, and read as a Cancel nobody clicked. Started
+		// apart, each starts as quickly as a single dialog does.
+		time.Sleep(100 * time.Millisecond)
 	}
 	for _, c := range calls {
 		h.waitWindow(c.title)
