@@ -54,6 +54,7 @@ func pathEntry(t *testing.T, rep map[string]any, name string) map[string]any {
 }
 
 func TestDoctorWithDisplay(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	prog := withDialogProgram(h, "zenity", "3.44.0")
 
@@ -109,6 +110,7 @@ func TestDoctorWithDisplay(t *testing.T) {
 
 // doctor names the MCP server program that ask-confirm mcp would run.
 func TestDoctorFindsTheMCPServer(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	withDialogProgram(h, "zenity", "3.44.0")
 	server := filepath.Join(filepath.Dir(h.exe), mcpProgram)
@@ -152,6 +154,7 @@ func TestDoctorWithoutDisplay(t *testing.T) {
 }
 
 func TestDoctorWithoutDialogProgram(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	h.env = append(h.env, "PATH="+t.TempDir())
 
@@ -171,6 +174,7 @@ func TestDoctorWithoutDialogProgram(t *testing.T) {
 // A directory the store would refuse makes doctor fail as the store would,
 // with exit 8, and say which one and why.
 func TestDoctorReportsUnsafeDirectory(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	withDialogProgram(h, "zenity", "3.44.0")
 	elsewhere := filepath.Join(h.dir, "elsewhere")

@@ -17,6 +17,7 @@ import (
 // real store and locks, and a dialog program the test controls.
 
 func TestLifecycleApproveAndDeny(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	r := h.start("--json", "--message", "approve me")
 	h.waitShown(1)
@@ -30,6 +31,7 @@ func TestLifecycleApproveAndDeny(t *testing.T) {
 }
 
 func TestLifecycleRenderFailureRetriesThenExits6(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	must(t, os.WriteFile(filepath.Join(h.fakeDir, "broken"), nil, 0o600))
 	o := h.run("--json", "--retries", "2", "--message", "never renders")
@@ -52,6 +54,7 @@ func TestLifecycleRenderFailureRetriesThenExits6(t *testing.T) {
 // once, a new dialog replaces the orphaned one, and the approval reaches the
 // same caller.
 func TestLifecycleHolderKilledWhileShown(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	r := h.start("--json", "--message", "survive a holder kill")
 	first := h.waitShown(1)[0]
@@ -83,6 +86,7 @@ func TestLifecycleHolderKilledWhileShown(t *testing.T) {
 // A holder killed while nobody waits leaves its dialog behind; cancel ends
 // the request and closes that orphaned dialog too.
 func TestLifecycleCancelClosesOrphanedDialog(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	h.expect(h.run("--json", "--wait", "0", "--key", "orphan", "--message", "left behind"), 3, lifecycle.StatusPending)
 	dialog := h.waitShown(1)[0]

@@ -751,6 +751,7 @@ func TestMCPRealCancelledCallJoinsAgain(t *testing.T) {
 // constant of idle, it holds at most one descriptor of the dialog's lock
 // file while the dialog is open, and none once the dialog has ended.
 func TestMCPManyPendingCallsShareOneWaiter(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	if runtime.GOOS != "linux" {
 		t.Skip("counts threads and descriptors through /proc")
 	}

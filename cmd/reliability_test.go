@@ -200,6 +200,7 @@ func TestReliabilityManyRequests(t *testing.T) {
 // bbolt's check, no identity is stuck, and a recorded answer is the one
 // given.
 func TestReliabilityHolderKills(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	n := 100
 	if *soak {
 		n = 1000
@@ -361,6 +362,7 @@ func checkStore(t *testing.T, h *harness) {
 
 // hostile inputs: each is refused with exit 2, or shown literally.
 func TestReliabilityHostileInput(t *testing.T) {
+	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
 	cases := []struct {
 		name, message string

@@ -16,6 +16,7 @@ import (
 // ask-confirm by TestMain) through the scripts in testdata/script, each in
 // its own XDG tree and with no display, so nobody can ever be asked.
 func TestScript(t *testing.T) {
+	t.Parallel() // no display at all
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
