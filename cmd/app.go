@@ -65,7 +65,7 @@ func (a *app) execute(args []string) int {
 }
 
 // errNoOutcome stands in for a nil error from the confirm command.
-var errNoOutcome = errors.New("the confirm command ended without an outcome")
+var errNoOutcome = errors.New(msgNoOutcome)
 
 // exit turns a command's error into the exit code, printing it unless it is
 // an exitError, whose explanation has been printed already.

@@ -25,7 +25,7 @@ func newCancelCommand(a *app) *cobra.Command {
 				short := dialog.ShortIdentity(r.Identity)
 				if r.Status.Final() {
 					if !all {
-						fmt.Fprintf(a.stdout, "%s  %s  already %s\n", short, r.Title, r.Status)
+						fmt.Fprintf(a.stdout, msgRequestLine+"\n", short, r.Title, fmt.Sprintf(msgAlready, r.Status))
 					}
 					continue
 				}
@@ -34,10 +34,10 @@ func newCancelCommand(a *app) *cobra.Command {
 					return &exitError{a.reportError(res)}
 				}
 				if outcome == lifecycle.EndedOtherwise {
-					fmt.Fprintf(a.stdout, "%s  %s  already %s\n", short, r.Title, res.Status)
+					fmt.Fprintf(a.stdout, msgRequestLine+"\n", short, r.Title, fmt.Sprintf(msgAlready, res.Status))
 					continue
 				}
-				fmt.Fprintf(a.stdout, "%s  %s  cancelled\n", short, r.Title)
+				fmt.Fprintf(a.stdout, msgRequestLine+"\n", short, r.Title, msgCancelledNow)
 				n++
 			}
 			if all && n == 0 {

@@ -22,7 +22,7 @@ func newForgetCommand(a *app) *cobra.Command {
 			var ids []string
 			for _, r := range recs {
 				if !r.Status.Final() {
-					fmt.Fprintf(a.stdout, "%s  %s  %s\n", dialog.ShortIdentity(r.Identity), r.Title, msgForgetOpen)
+					fmt.Fprintf(a.stdout, msgRequestLine+"\n", dialog.ShortIdentity(r.Identity), r.Title, msgForgetOpen)
 					continue
 				}
 				ids = append(ids, r.Identity)
@@ -31,7 +31,7 @@ func newForgetCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(a.stdout, "forgot %d answer(s)\n", n)
+			_, err = fmt.Fprintf(a.stdout, msgForgot+"\n", n)
 			return err
 		},
 	}

@@ -16,9 +16,9 @@ func newGCCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "removed %d record(s) and %d lock file(s)", records, locks)
+			fmt.Fprintf(a.stdout, msgGCRemoved, records, locks)
 			if compacted {
-				fmt.Fprint(a.stdout, "; compacted the store")
+				fmt.Fprint(a.stdout, msgGCCompacted)
 			}
 			_, err = fmt.Fprintln(a.stdout)
 			return err

@@ -37,7 +37,7 @@ ask-confirm first, then on PATH. See ask-confirm mcp --help for its flags.`,
 			}
 			code, err := platform.Exec(path, append([]string{mcpProgram}, args...))
 			if err != nil {
-				return fmt.Errorf("running %s: %w", path, err)
+				return fmt.Errorf(msgRunMCP, path, err)
 			}
 			return &exitError{lifecycle.ExitCode(code)}
 		},

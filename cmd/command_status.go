@@ -39,7 +39,7 @@ again would show a new dialog. Looking does not collect the answer.`,
 				if uncollected {
 					msg += "; " + lifecycle.MsgUncollected
 				}
-				_, err = fmt.Fprintf(a.stdout, "%s  %s  %s\n", dialog.ShortIdentity(rec.Identity), rec.Title, msg)
+				_, err = fmt.Fprintf(a.stdout, msgRequestLine+"\n", dialog.ShortIdentity(rec.Identity), rec.Title, msg)
 			}
 			if err != nil {
 				return err

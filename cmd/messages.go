@@ -18,6 +18,17 @@ const (
 	msgNothingOpen       = "no open dialogs"
 	msgForgetOpen        = "still open; use ask-confirm cancel"
 	msgHistoryUnreadable = "skipped %d unreadable line(s) in %s"
+	msgNoOutcome         = "the confirm command ended without an outcome"
+	msgRunMCP            = "running %s: %w"
+
+	// msgRequestLine is one request in the operators' reports: short
+	// identity, title, and what is said of it.
+	msgRequestLine  = "%s  %s  %s"
+	msgAlready      = "already %s"
+	msgCancelledNow = "cancelled"
+	msgForgot       = "forgot %d answer(s)"
+	msgGCRemoved    = "removed %d record(s) and %d lock file(s)"
+	msgGCCompacted  = "; compacted the store"
 )
 
 // The doctor's wording. Its outcome (nobody can be asked, an unusable

@@ -42,7 +42,7 @@ func HolderMain(args []string) (code int, ok bool) {
 	}
 	id, content, lockFD, err := parseHolderArgs(args[1:])
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ask-confirm: error: %v\n", err)
+		fmt.Fprintf(os.Stderr, msgHoldError+"\n", err)
 		return int(ExitUsage), true
 	}
 	e := New(Config{})
@@ -58,19 +58,19 @@ func HolderMain(args []string) (code int, ok bool) {
 // parseHolderArgs reads the arguments HolderArgs wrote after the command.
 func parseHolderArgs(args []string) (id, content string, lockFD int, err error) {
 	if len(args) < 2 || len(args) > 3 {
-		return "", "", 0, errors.New("hold IDENTITY CONTENT_HASH [--lock-fd=N] is started by ask-confirm itself")
+		return "", "", 0, errors.New(msgHoldUsage)
 	}
 	if len(args) == 3 {
 		n, ok := strings.CutPrefix(args[2], "--lock-fd=")
 		if lockFD, err = strconv.Atoi(n); !ok || err != nil || lockFD <= 0 {
-			return "", "", 0, fmt.Errorf("hold: bad lock descriptor %q", args[2])
+			return "", "", 0, fmt.Errorf(msgHoldBadFD, args[2])
 		}
 	}
 	return args[0], args[1], lockFD, nil
 }
 
 // errNotMine is returned when the record no longer asks for this holder.
-var errNotMine = errors.New("the request is no longer waiting for a holder")
+var errNotMine = errors.New(msgNotMine)
 
 // Reasons a holder's dialog context ends.
 var (
@@ -178,7 +178,7 @@ func (e *Engine) holderLock(id string, lockFD int) (io.Closer, error) {
 			return releaser{l}, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, errors.New("another holder keeps the identity lock")
+			return nil, errors.New(msgLockKept)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -253,5 +253,5 @@ func (e *Engine) finishWithRetry(id, content string, pid int, status store.Statu
 		}
 		time.Sleep(time.Duration(100<<try) * time.Millisecond)
 	}
-	return fmt.Errorf("recording the answer: %w", err)
+	return fmt.Errorf(msgRecordAnswer, err)
 }

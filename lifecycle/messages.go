@@ -46,4 +46,13 @@ const (
 	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
 	msgCancelFailed  = "cancelling %s: %w"
 	msgRecordHistory = "recording %s in the history: %w"
+
+	msgHoldUsage      = "hold IDENTITY CONTENT_HASH [--lock-fd=N] is started by ask-confirm itself"
+	msgHoldBadFD      = "hold: bad lock descriptor %q"
+	msgHoldError      = "ask-confirm: error: %v"
+	msgNotMine        = "the request is no longer waiting for a holder"
+	msgLockKept       = "another holder keeps the identity lock"
+	msgRecordAnswer   = "recording the answer: %w"
+	msgRecordHeadless = "recording the headless approval: %w"
+	msgDecodeRequest  = "decoding the stored request: %w"
 )

@@ -413,7 +413,7 @@ func (e *Engine) headless(c Call, id string, session platform.Session) Result {
 	case IfHeadlessApprove:
 		// The one approval without a click: it must be on record first.
 		if err := e.logEvent("headless", rec, "approved", why); err != nil {
-			return e.StoreError(id, fmt.Errorf("recording the headless approval: %w", err))
+			return e.StoreError(id, fmt.Errorf(msgRecordHeadless, err))
 		}
 		r.Status, r.ExitCode, r.Message = StatusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
 	case IfHeadlessDeny:
@@ -443,7 +443,7 @@ func Headless(s platform.Session) Result {
 func requestFrom(rec store.Record) (dialog.Request, error) {
 	var req dialog.Request
 	if err := json.Unmarshal(rec.Request, &req); err != nil {
-		return req, fmt.Errorf("decoding the stored request: %w", err)
+		return req, fmt.Errorf(msgDecodeRequest, err)
 	}
 	return req, req.Validate()
 }

@@ -20,6 +20,14 @@ const (
 	mcpInvalid       = "invalid argument %s: %s"
 	mcpInternal      = "ask-confirm could not complete the request, so nothing was approved: %s"
 	hintFlags        = "run 'ask-confirm mcp --help' for the flags and their limits"
+	mcpBadDuration   = "%q is not a duration such as 90s or 10m"
+	mcpProgress      = "waiting for the person: this call returns within %s; the dialog stays open until %s"
+
+	// The lines for the person reading stderr, as ask-confirm writes them.
+	msgError     = "ask-confirm: error: %v"
+	msgWarning   = "ask-confirm: warning: %v"
+	msgHint      = "ask-confirm: hint: "
+	msgNoWorkDir = "finding the working directory for the default scope: %w"
 
 	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, in a dialog on their screen. Call confirm before any step that needs a human's consent.
 

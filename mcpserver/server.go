@@ -56,10 +56,10 @@ func execute(c *cobra.Command, args []string, stderr io.Writer) int {
 	if err == nil {
 		return int(lifecycle.ExitApproved)
 	}
-	fmt.Fprintf(stderr, "ask-confirm: error: %v\n", err)
+	fmt.Fprintf(stderr, msgError+"\n", err)
 	var ue *usageError
 	if errors.As(err, &ue) || errors.Is(err, dialog.ErrInvalid) {
-		fmt.Fprintln(stderr, "ask-confirm: hint: "+hintFlags)
+		fmt.Fprintln(stderr, msgHint+hintFlags)
 		return int(lifecycle.ExitUsage)
 	}
 	return int(lifecycle.ExitInternal)
@@ -136,7 +136,7 @@ type server struct {
 func newServer(base lifecycle.Call, stderr io.Writer) (*server, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("finding the working directory for the default scope: %w", err)
+		return nil, fmt.Errorf(msgNoWorkDir, err)
 	}
 	base.Request.Scope = wd
 	base.IfHeadless = lifecycle.IfHeadlessFail
@@ -150,7 +150,7 @@ func newServer(base lifecycle.Call, stderr io.Writer) (*server, error) {
 	return s, nil
 }
 
-func (s *server) warn(err error) { fmt.Fprintf(s.stderr, "ask-confirm: warning: %v\n", err) }
+func (s *server) warn(err error) { fmt.Fprintf(s.stderr, msgWarning+"\n", err) }
 
 // serve answers requests on t until the client goes away or ctx ends. Only
 // the transport writes to stdout.
@@ -295,7 +295,7 @@ func request(in confirmArgs, timeout time.Duration) (dialog.Request, time.Durati
 	if in.Timeout != "" {
 		d, err := time.ParseDuration(in.Timeout)
 		if err != nil {
-			return req, 0, fmt.Errorf(mcpInvalid, "timeout", fmt.Sprintf("%q is not a duration such as 90s or 10m", in.Timeout))
+			return req, 0, fmt.Errorf(mcpInvalid, "timeout", fmt.Sprintf(mcpBadDuration, in.Timeout))
 		}
 		timeout = d
 	}
@@ -482,7 +482,7 @@ func (p *progressNotifier) Waiting(left time.Duration, until time.Time) {
 		ProgressToken: p.token,
 		Progress:      progress,
 		Total:         p.total,
-		Message: fmt.Sprintf("waiting for the person: this call returns within %s; the dialog stays open until %s",
+		Message: fmt.Sprintf(mcpProgress,
 			left.Round(time.Second), until.Local().Format(time.TimeOnly)),
 	})
 }
