@@ -53,16 +53,16 @@ func writeField(h hash.Hash, f string) {
 	h.Write([]byte(f))
 }
 
-// ShortIdentityLen is how much of an identity people are shown, as with
+// shortIdentityLen is how much of an identity people are shown, as with
 // git's short hashes; any unique prefix of 4 or more characters names the
 // request again.
-const ShortIdentityLen = 12
+const shortIdentityLen = 12
 
-// ShortIdentity returns the first ShortIdentityLen characters of id, or all
+// ShortIdentity returns the first shortIdentityLen characters of id, or all
 // of it when it is shorter.
 func ShortIdentity(id string) string {
-	if len(id) > ShortIdentityLen {
-		return id[:ShortIdentityLen]
+	if len(id) > shortIdentityLen {
+		return id[:shortIdentityLen]
 	}
 	return id
 }
