@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -30,6 +31,36 @@ type Call struct {
 	IfHeadless string
 	// Watch, if set, follows the wait: a countdown, progress notices.
 	Watch Watcher
+	// Channel, if set, is a way of asking the person in this process
+	// instead of a dialog: used when no dialog can be shown, or always
+	// (Channel.Always).
+	Channel *Channel
+	// Withdraw ends the request when the wait runs out with it still open:
+	// its dialog closes, and it ends withdrawn, which no caller receives.
+	// For callers that then ask the person another way (an agent hook
+	// handing the question back to its host's own prompt), so that two
+	// prompts never stand open for one question.
+	Withdraw bool
+}
+
+// Channel is a way of asking a person that runs in the caller's own
+// process rather than in a detached holder: an MCP client's form
+// (elicitation). The engine shows the request through Backend in a
+// goroutine that keeps the identity's lock and records the answer exactly
+// as a holder does, with the same deadline and the same human-answer
+// threshold; it may outlive Ask, so that an answer given after the caller
+// stopped waiting is kept for the next identical request.
+type Channel struct {
+	// Name is recorded with the request and in the history, and shown by
+	// list: "elicitation".
+	Name string
+	// Backend asks the person.
+	Backend dialog.Backend
+	// Always asks this way even where a dialog could be shown.
+	Always bool
+	// Context bounds the asking beyond the request's own deadline: the
+	// life of the session the Backend asks through. Nil is no bound.
+	Context context.Context
 }
 
 // The values of Call.IfHeadless.
@@ -93,6 +124,9 @@ func (c Call) Validate() error {
 	case IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove:
 	default:
 		return bad("--if-headless", fmt.Sprintf("%q is not one of fail, deny, approve", c.IfHeadless))
+	}
+	if c.Channel != nil && (c.Channel.Name == "" || c.Channel.Backend == nil) {
+		return bad("channel", "needs a name and a backend")
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ type reuse struct {
 
 // returns reports whether a new invocation takes rec's answer at now.
 func (k reuse) returns(rec store.Record, now time.Time) bool {
-	return rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin)
+	return rec.Status != store.Withdrawn && (rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin))
 }
 
 // holderStartGrace is how long a "requested" record stands in for a lock

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -72,6 +73,9 @@ type Engine struct {
 	// window counts as shown: GNOME zenity maps its window 0.12 to 0.5 s
 	// after exec, and gives up on a display it cannot open in about 0.14 s.
 	settle time.Duration
+	// holders counts the requests this engine shows through a Channel, in
+	// this process; Drain waits for them.
+	holders sync.WaitGroup
 	// humanAnswer is the earliest a person can have answered. The dialog
 	// program ending sooner, with any exit code, failed to render: GNOME
 	// zenity now and then dies by itself about 0.3 s after exec with the
@@ -115,6 +119,11 @@ func New(c Config) *Engine {
 	return e
 }
 
+// Drain waits until every request this engine shows through a Channel
+// has ended: answered, expired, closed, or stopped by its Channel's
+// Context.
+func (e *Engine) Drain() { e.holders.Wait() }
+
 // Paths returns where the engine keeps its files.
 func (e *Engine) Paths() store.Paths { return e.paths }
 
@@ -152,6 +161,7 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 		Attempt:     rec.Attempt,
 		PID:         os.Getpid(),
 		Dir:         dir,
+		Channel:     rec.Channel,
 	})
 }
 

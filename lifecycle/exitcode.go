@@ -28,7 +28,7 @@ var ExitCodes = []struct {
 	Meaning string
 }{
 	{ExitApproved, "approved by a person, now, collected by a later run, or within the remember window"},
-	{ExitDenied, "denied: Cancel, Esc, window closed, or cancelled by `ask-confirm cancel`"},
+	{ExitDenied, "denied: Cancel, Esc, window closed, cancelled by `ask-confirm cancel`, or withdrawn by an agent hook that handed the question back to its host"},
 	{ExitUsage, "usage error or invalid input"},
 	{ExitPending, "pending: the dialog is still open when `--wait` runs out. Run the same command again to collect the answer"},
 	{ExitHeadless, "nobody can be asked: no display or interactive session, and no `--if-headless` default"},

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -91,8 +92,25 @@ func (e *Engine) hold(ctx context.Context, id, content string, lockFD int) error
 		return err
 	}
 	defer lock.Close()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	return e.show(ctx, id, content, holding{pid: os.Getpid(), backend: e.backend, signals: signals})
+}
 
-	pid := os.Getpid()
+// holding is how one holder shows a request: in a process of its own (pid,
+// signals), or in its caller's process through a Channel (pid 0: nobody
+// may signal it, and it notices a close request on its own).
+type holding struct {
+	pid     int
+	backend dialog.Backend
+	signals <-chan os.Signal
+}
+
+// show puts the stored request in front of the person through h, whose
+// holder keeps the identity's lock meanwhile, and records the final state.
+func (e *Engine) show(ctx context.Context, id, content string, h holding) error {
+	pid := h.pid
 	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if !found || rec.ContentHash != content || rec.Status != store.Requested {
 			return false, errNotMine
@@ -118,9 +136,6 @@ func (e *Engine) hold(ctx context.Context, id, content string, lockFD int) error
 	dctx, stop := context.WithDeadlineCause(base, rec.Deadline, errTimedOut)
 	defer stop()
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(signals)
 	tick := time.NewTicker(holderPollTick)
 	defer tick.Stop()
 
@@ -131,7 +146,7 @@ func (e *Engine) hold(ctx context.Context, id, content string, lockFD int) error
 	answers := make(chan answer, 1)
 	started := e.now()
 	go func() {
-		ok, err := e.backend.Ask(dctx, req)
+		ok, err := h.backend.Ask(dctx, req)
 		answers <- answer{ok, err}
 	}()
 	settled := time.NewTimer(e.settle)
@@ -141,7 +156,7 @@ func (e *Engine) hold(ctx context.Context, id, content string, lockFD int) error
 		select {
 		case <-settled.C:
 			e.markShown(id, content, pid)
-		case <-signals:
+		case <-h.signals:
 			if e.closeAsked(id, content) {
 				cancel(errCloseAsked)
 			} else {
@@ -152,7 +167,7 @@ func (e *Engine) hold(ctx context.Context, id, content string, lockFD int) error
 				cancel(errCloseAsked)
 			}
 		case ans := <-answers:
-			status, reason := e.classify(dctx, id, content, ans.approved, ans.err, e.now().Sub(started))
+			status, reason := e.classify(dctx, id, content, ans.approved, ans.err, e.now().Sub(started), rec.Channel)
 			return e.finishWithRetry(id, content, pid, status, reason)
 		}
 	}
@@ -189,7 +204,7 @@ type releaser struct{ l platform.Lock }
 func (r releaser) Close() error { return r.l.Release() }
 
 // classify turns the backend's return into the request's final state.
-func (e *Engine) classify(dctx context.Context, id, content string, approved bool, err error, ran time.Duration) (store.Status, string) {
+func (e *Engine) classify(dctx context.Context, id, content string, approved bool, err error, ran time.Duration, channel string) (store.Status, string) {
 	if dctx.Err() != nil {
 		switch cause := context.Cause(dctx); {
 		case errors.Is(cause, errTimedOut):
@@ -206,6 +221,9 @@ func (e *Engine) classify(dctx context.Context, id, content string, approved boo
 	}
 	if ran < e.humanAnswer {
 		reason := msgEarlyExit
+		if channel != "" {
+			reason = fmt.Sprintf(msgEarlyAnswer, channel)
+		}
 		if err != nil {
 			reason += ": " + err.Error()
 		}

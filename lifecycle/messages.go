@@ -14,6 +14,7 @@ const (
 	msgStarting      = "the dialog is being started by another caller"
 	msgExpired       = "nobody answered before --timeout; this counts as a deny"
 	msgSuperseded    = "a newer request with the same --key replaced this one"
+	msgWithdrawn     = "withdrawn: nobody answered before its caller stopped waiting, and the caller asked the person another way"
 	msgFailed        = "the dialog could not be shown: %s"
 	msgUnknownStatus = "the store holds an unknown status %q"
 	msgRemembered    = "%s (remembered answer from %s)"
@@ -29,6 +30,7 @@ const (
 	msgSupersedeStuck  = "the older request under this --key did not close within %s"
 	msgHolderDiedLimit = "the dialog holder died %d times without recording an answer"
 	msgEarlyExit       = "the dialog program exited before its window could appear"
+	msgEarlyAnswer     = "the %s was answered sooner than a person can read it, so it was not shown to one"
 	msgHolderSignal    = "the dialog holder was stopped by a signal"
 	msgCollectFailed   = "recording that the answer was collected: %w"
 

@@ -41,6 +41,7 @@ const (
 	StatusFailed     = "failed"
 	StatusSuperseded = "superseded"
 	StatusError      = "error"
+	StatusWithdrawn  = "withdrawn"
 )
 
 // fromRecord turns the record of this invocation's own request into a
@@ -73,6 +74,9 @@ func fromRecord(rec store.Record, remembered bool) Result {
 	case store.Failed:
 		r.Status, r.ExitCode = StatusFailed, ExitFailed
 		r.Message = fmt.Sprintf(msgFailed, rec.Reason)
+	case store.Withdrawn:
+		r.Status, r.ExitCode = StatusWithdrawn, ExitDenied
+		r.Message = msgWithdrawn
 	case store.Requested, store.Shown:
 		r.Status, r.ExitCode = StatusPending, ExitPending
 		r.Message, r.ShouldRetry, r.RetryReason = msgPending, true, msgRetryReason

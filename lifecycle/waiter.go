@@ -50,6 +50,9 @@ type waiter struct {
 	looked, over bool
 	// session is what Detect said, asked once and only when needed.
 	session *platform.Session
+	// withdrawn: the wait ran out, and this invocation asked the request's
+	// holder to end it withdrawn (Call.Withdraw).
+	withdrawn bool
 	// unwatch ends this invocation's Watch on the request, while it waits
 	// for the answer: a holder that records the answer then, records it as
 	// received.
@@ -73,6 +76,15 @@ func (w *waiter) run(ctx context.Context) Result {
 			// request again.
 			continue
 		case stepReport:
+			if w.c.Withdraw && !w.withdrawn && w.acted && !s.rec.Status.Final() {
+				// Close the dialog before the caller asks another way, and
+				// look once more: the person may have answered meanwhile.
+				w.withdrawn = true
+				if err := e.closeRequest(s.rec, store.Withdrawn); err != nil {
+					return ErrorResult(w.id, ExitInternal, err)
+				}
+				continue
+			}
 			return fromRecord(s.rec, false)
 		case stepPending:
 			return pending(w.id)
@@ -90,10 +102,11 @@ func (w *waiter) run(ctx context.Context) Result {
 			// asked yet, so the next look is still a first look.
 			continue
 		case stepSpawn:
-			if !w.canAsk() {
+			ch := w.channel()
+			if ch == nil && !w.canAsk() {
 				return e.headless(w.c, w.id, *w.session)
 			}
-			started, err := e.spawn(w.c, s, w.content, attempt)
+			started, err := e.spawn(w.c, ch, s, w.content, attempt)
 			if err != nil {
 				return e.StoreError(w.id, err)
 			}
@@ -124,6 +137,17 @@ func (w *waiter) look() (sighting, error) {
 	}
 	s.alive, err = platform.LockHeld(w.lockPath)
 	return s, err
+}
+
+// channel is the Channel this invocation asks through, or nil for a
+// dialog: the call's Channel when it always asks that way or no dialog can
+// be shown here.
+func (w *waiter) channel() *Channel {
+	ch := w.c.Channel
+	if ch == nil || ch.Always || !w.canAsk() {
+		return ch
+	}
+	return nil
 }
 
 func (w *waiter) canAsk() bool {
@@ -268,9 +292,11 @@ func (e *Engine) markCollected(rec store.Record) (bool, error) {
 }
 
 // spawn starts a holder for the request, unless another caller is already
-// starting one. It re-checks the record under the identity's lock, so an
-// answer that landed since the waiter looked is never overwritten.
-func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool, error) {
+// starting one: a detached holder process with a dialog, or, with ch, one
+// in this process that asks through ch. It re-checks the record under the
+// identity's lock, so an answer that landed since the waiter looked is
+// never overwritten.
+func (e *Engine) spawn(c Call, ch *Channel, seen sighting, content string, attempt int) (bool, error) {
 	if err := store.EnsureDir(e.paths.Locks); err != nil {
 		return false, err
 	}
@@ -279,7 +305,12 @@ func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool
 	if err != nil || !ok {
 		return false, err
 	}
-	defer lock.Release()
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			lock.Release()
+		}
+	}()
 	// Encoded here, by the one caller that starts the holder: a remembered
 	// answer never needs it.
 	payload, err := json.Marshal(c.Request)
@@ -289,6 +320,10 @@ func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool
 	if seen.found && seen.rec.HolderPID != 0 && !seen.rec.Status.Final() {
 		// We hold the lock, so that holder is dead; its dialog may not be.
 		platform.KillOrphanedDialog(seen.rec.HolderPID)
+	}
+	channel := ""
+	if ch != nil {
+		channel = ch.Name
 	}
 	now := e.now()
 	changed := errors.New("record changed")
@@ -310,6 +345,7 @@ func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool
 			CallerPID:     os.Getpid(),
 			CallerDir:     e.dir,
 			Version:       rec.Version,
+			Channel:       channel,
 		}
 		return true, nil
 	})
@@ -320,10 +356,32 @@ func (e *Engine) spawn(c Call, seen sighting, content string, attempt int) (bool
 		return false, err
 	}
 	e.logEventOrWarn("requested", rec, "", "")
+	if ch != nil {
+		handedOver = true
+		e.showHere(ch, id, content, lock)
+		return true, nil
+	}
 	if err := e.startHolder(HolderArgs(id, content), lock); err != nil {
 		e.finish(id, content, 0, store.Failed, fmt.Sprintf(msgHolderStart, err))
 	}
 	return true, nil
+}
+
+// showHere is the holder of a request asked through ch: a goroutine of
+// this process that keeps lock until the request has ended.
+func (e *Engine) showHere(ch *Channel, id, content string, lock platform.Lock) {
+	ctx := ch.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	e.holders.Add(1)
+	go func() {
+		defer e.holders.Done()
+		defer lock.Release()
+		if err := e.show(ctx, id, content, holding{backend: ch.Backend}); err != nil {
+			e.warn(err)
+		}
+	}()
 }
 
 // finish records a final state for the request with the given content,
@@ -334,14 +392,14 @@ func (e *Engine) finish(id, content string, holderPID int, status store.Status, 
 	// answer is collected without a write of its own, which a herd of
 	// waiters would queue for. A failure to show the dialog is not an
 	// answer to collect.
-	received := status != store.Failed && platform.Watched(e.paths.WatchFile(id))
+	received := status.Answer() && platform.Watched(e.paths.WatchFile(id))
 	wrote := false
 	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
 			return false, nil
 		}
 		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
-		rec.Uncollected = status != store.Failed && !received
+		rec.Uncollected = status.Answer() && !received
 		wrote = true
 		return true, nil
 	})

@@ -32,6 +32,7 @@ func appendEventJSON(b []byte, e *Event) ([]byte, error) {
 	b = append(b, `,"pid":`...)
 	b = strconv.AppendInt(b, int64(e.PID), 10)
 	b = appendJSONField(b, `,"cwd":`, e.Dir)
+	b = appendJSONField(b, `,"channel":`, e.Channel)
 	return append(b, '}'), nil
 }
 

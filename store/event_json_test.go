@@ -62,6 +62,7 @@ func TestEventLineMatchesJSON(t *testing.T) {
 	for c := range 256 {
 		checkEventLine(t, Event{Title: string(rune(c)), Reason: "a" + string([]byte{byte(c)}) + "b"})
 		checkEventLine(t, Event{Dir: string([]byte{byte(c), 0x80}), Outcome: string([]byte{0xe2, byte(c)})})
+		checkEventLine(t, Event{Channel: string([]byte{byte(c)}) + "x"})
 	}
 }
 

@@ -30,6 +30,9 @@ type Event struct {
 	Attempt     int    `json:"attempt,omitempty"`
 	PID         int    `json:"pid"`
 	Dir         string `json:"cwd,omitempty"`
+	// Channel names how the person was asked when it was not a dialog
+	// (Record.Channel), such as "elicitation".
+	Channel string `json:"channel,omitempty"`
 }
 
 // AppendEvent writes e as one JSON line at the end of the history file at

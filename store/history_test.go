@@ -49,6 +49,7 @@ func sampleEvent(n int) Event {
 		Attempt:     n,
 		PID:         1234,
 		Dir:         "/home/user/repo",
+		Channel:     "elicitation",
 	}
 }
 
@@ -101,7 +102,7 @@ func TestAppendEventOmitsEmptyFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"title"`, `"message_sha256"`, `"outcome"`, `"reason"`, `"attempt"`, `"cwd"`} {
+	for _, key := range []string{`"title"`, `"message_sha256"`, `"outcome"`, `"reason"`, `"attempt"`, `"cwd"`, `"channel"`} {
 		if bytes.Contains(raw, []byte(key)) {
 			t.Errorf("line %s has empty field %s", raw, key)
 		}

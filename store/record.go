@@ -15,16 +15,26 @@ const (
 	Cancelled  Status = "cancelled"
 	Superseded Status = "superseded"
 	Failed     Status = "failed"
+	// Withdrawn ends a request whose caller asked the person another way
+	// when its wait ran out (an agent hook handing the question back to its
+	// host's own prompt). It is no answer: nobody receives it, and the next
+	// identical request asks again.
+	Withdrawn Status = "withdrawn"
 )
 
 // Final reports whether s ends a request.
 func (s Status) Final() bool {
 	switch s {
-	case Approved, Denied, Expired, Cancelled, Superseded, Failed:
+	case Approved, Denied, Expired, Cancelled, Superseded, Failed, Withdrawn:
 		return true
 	}
 	return false
 }
+
+// Answer reports whether s ends a request with something a caller receives
+// as its outcome: every final state but a failure to show the dialog and a
+// withdrawal.
+func (s Status) Answer() bool { return s.Final() && s != Failed && s != Withdrawn }
 
 // Record is what the store keeps for one identity: the newest request made
 // under it and how far it has got.
@@ -76,6 +86,13 @@ type Record struct {
 	// still handed to the next identical request, as asked by the request
 	// that created the record; gc, list and status use it.
 	CollectWithin time.Duration
+
+	// Channel is how the person is asked: empty for a dialog shown by a
+	// holder process of its own, otherwise the name of a way of asking
+	// that runs in its caller's process, such as "elicitation". Such a
+	// holder has no HolderPID and is never signalled: it notices
+	// CancelRequest itself.
+	Channel string
 }
 
 // FreshAt reports whether r is final and ended no longer than remember
@@ -88,5 +105,5 @@ func (r Record) FreshAt(now time.Time, remember time.Duration) bool {
 // received yet and that ended no longer than within before now. A failure
 // to show the dialog is not an answer and is never collectable.
 func (r Record) CollectableAt(now time.Time, within time.Duration) bool {
-	return r.Uncollected && r.Status != Failed && r.FreshAt(now, within)
+	return r.Uncollected && r.Status.Answer() && r.FreshAt(now, within)
 }

@@ -12,9 +12,9 @@ import (
 // encoding/json builds its reflection caches on first use, which cost a
 // one-shot process more than the rest of reading a remembered answer.
 //
-// Format 2, every field always present, in Record's field order:
+// Format 3, every field always present, in Record's field order:
 //
-//	byte     0x02, the format (a JSON record, as earlier versions wrote, starts with '{')
+//	byte     0x03, the format (a JSON record, as earlier versions wrote, starts with '{')
 //	string   Identity, ContentHash, Title      uvarint length, then the bytes as they are
 //	bytes    Request                           uvarint length+1, then the bytes; 0 is nil
 //	string   Status, Reason
@@ -28,9 +28,12 @@ import (
 //	string   CancelRequest
 //	varint   CollectWithin (nanoseconds)
 //	byte     Uncollected: 0 or 1
+//	string   Channel
 //
-// Format 1, written before answers were collected, is format 2 without its
-// last two fields; its records read as collected, with no CollectWithin.
+// Format 2, written before requests could be asked other than by a dialog,
+// is format 3 without Channel; its records were asked by a dialog. Format
+// 1, written before answers were collected, is format 2 without its last
+// two fields; its records read as collected, with no CollectWithin.
 //
 // A time is one tag byte: 0 for the zero time and nothing follows; 1 for a
 // UTC time and 2 for one with a zone offset, followed by a varint of Unix
@@ -46,6 +49,7 @@ import (
 const (
 	recordFormat1 = 0x01
 	recordFormat2 = 0x02
+	recordFormat3 = 0x03
 )
 
 const (
@@ -74,9 +78,9 @@ func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 // time that the JSON form refused as well.
 func encodeRecord(r *Record) ([]byte, error) {
 	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
-		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest)
+		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel)
 	b := make([]byte, 0, n)
-	b = append(b, recordFormat2)
+	b = append(b, recordFormat3)
 	b = appendLenString(b, r.Identity)
 	b = appendLenString(b, r.ContentHash)
 	b = appendLenString(b, r.Title)
@@ -108,6 +112,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	} else {
 		b = append(b, 0)
 	}
+	b = appendLenString(b, r.Channel)
 	return b, nil
 }
 
@@ -150,7 +155,7 @@ func decode(v []byte, r *Record) error {
 	var rec Record
 	var err error
 	switch {
-	case len(v) > 0 && (v[0] == recordFormat1 || v[0] == recordFormat2):
+	case len(v) > 0 && (v[0] == recordFormat1 || v[0] == recordFormat2 || v[0] == recordFormat3):
 		rec, err = decodeRecord(v)
 	case len(v) > 0 && v[0] == '{':
 		rec, err = decodeJSONRecord(v)
@@ -222,7 +227,7 @@ func decodeJSONRecord(v []byte) (Record, error) {
 	return l.record(), err
 }
 
-// decodeRecord reads a record in format 1 or 2. It never panics and allocates no
+// decodeRecord reads a record in format 1, 2 or 3. It never panics and allocates no
 // more than twice len(v), whatever the lengths it reads claim.
 func decodeRecord(v []byte) (Record, error) {
 	d := recordDecoder{buf: v, off: 1, text: string(v)}
@@ -245,7 +250,7 @@ func decodeRecord(v []byte) (Record, error) {
 	r.CallerDir = d.string()
 	r.Version = d.uvarint()
 	r.CancelRequest = Status(d.string())
-	if v[0] == recordFormat2 {
+	if v[0] >= recordFormat2 {
 		r.CollectWithin = time.Duration(d.varint())
 		switch d.u8() {
 		case 0:
@@ -254,6 +259,9 @@ func decodeRecord(v []byte) (Record, error) {
 		default:
 			d.fail("Uncollected is neither 0 nor 1")
 		}
+	}
+	if v[0] >= recordFormat3 {
+		r.Channel = d.string()
 	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)

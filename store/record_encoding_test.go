@@ -80,7 +80,7 @@ func randomTime(rng *rand.Rand, zones []*time.Location) time.Time {
 func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 	ints := []int{0, 1, -1, 4242, math.MaxInt32, math.MinInt32}
 	anInt := func() int { return ints[rng.IntN(len(ints))] }
-	statuses := []Status{"", Requested, Shown, Approved, Denied, Expired, Cancelled, Superseded, Failed, "bogus"}
+	statuses := []Status{"", Requested, Shown, Approved, Denied, Expired, Cancelled, Superseded, Failed, Withdrawn, "bogus"}
 	r := Record{
 		Identity: randomString(rng), ContentHash: randomString(rng), Title: randomString(rng),
 		Status: statuses[rng.IntN(len(statuses))], Reason: randomString(rng),
@@ -93,6 +93,7 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		CancelRequest: statuses[rng.IntN(len(statuses))],
 		Uncollected:   rng.IntN(2) == 0,
 		CollectWithin: time.Duration(rng.Int64()) * time.Duration(1-2*rng.IntN(2)),
+		Channel:       []string{"", "elicitation", randomString(rng)}[rng.IntN(3)],
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -169,7 +170,7 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		if enc[0] != recordFormat2 {
+		if enc[0] != recordFormat3 {
 			t.Fatalf("record %d starts with %#x", i, enc[0])
 		}
 		got := mustDecode(t, enc)
@@ -265,9 +266,9 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 			t.Fatalf("record %d from JSON %s reads as uncollected (%v) or with CollectWithin %v",
 				i, js, fromJSON.Uncollected, fromJSON.CollectWithin)
 		}
-		// The JSON form had no collection fields; the binary form keeps
+		// The JSON form had no collection fields or channel; the binary form keeps
 		// them as they are.
-		fromJSON.Uncollected, fromJSON.CollectWithin = r.Uncollected, r.CollectWithin
+		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel = r.Uncollected, r.CollectWithin, r.Channel
 		fromBinary := mustDecode(t, mustEncode(t, r))
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
@@ -373,7 +374,7 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 	if err != nil || rec.Version != want.Version+1 {
 		t.Fatalf("Update = (Version %d, %v), want Version %d", rec.Version, err, want.Version+1)
 	}
-	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat2 {
+	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat3 {
 		t.Fatalf("rewritten record starts %q, want the binary form", raw[:min(len(raw), 8)])
 	}
 	want.Version++
@@ -461,7 +462,7 @@ func corruptRecords(t testing.TB) map[string][]byte {
 	return map[string][]byte{
 		"empty":                  {},
 		"unknown format 0x00":    append([]byte{0}, good[1:]...),
-		"unknown format 0x03":    append([]byte{3}, good[1:]...),
+		"unknown format 0x04":    append([]byte{4}, good[1:]...),
 		"JSON array":             []byte(`[1]`),
 		"leading space JSON":     []byte(` {}`),
 		"format byte only":       {recordFormat1},
@@ -609,18 +610,22 @@ func BenchmarkDecodeRecord(b *testing.B) {
 
 // A record written in format 1, before answers were collected, reads as
 // collected, so it keeps the rules it was written under; format 2 keeps
-// both collection fields, and refuses any other value of Uncollected.
-func TestRecordFormat1ReadsAsCollected(t *testing.T) {
+// both collection fields, and refuses any other value of Uncollected; a
+// format 2 record was asked by a dialog, and format 3 keeps the channel.
+func TestOlderRecordFormatsDecode(t *testing.T) {
 	want := Record{Identity: "id", Status: Approved, EndedAt: time.Unix(1e9, 0).UTC(), Remember: time.Minute}
-	v2 := mustEncode(t, want)
-	// Format 2 is format 1 followed by CollectWithin and Uncollected.
+	v3 := mustEncode(t, want)
+	// Format 3 is format 2 followed by Channel (here one length byte, 0),
+	// and format 2 is format 1 followed by CollectWithin and Uncollected.
+	v2 := append([]byte{recordFormat2}, v3[1:len(v3)-1]...)
 	v1 := append([]byte{recordFormat1}, v2[1:len(v2)-2]...)
 	if got := mustDecode(t, v1); !reflect.DeepEqual(got, want) || got.Uncollected {
 		t.Fatalf("format 1 decodes to %#v, want %#v", got, want)
 	}
 
 	want.Uncollected, want.CollectWithin = true, 15*time.Minute
-	v2 = mustEncode(t, want)
+	v3 = mustEncode(t, want)
+	v2 = append([]byte{recordFormat2}, v3[1:len(v3)-1]...)
 	if got := mustDecode(t, v2); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 2 decodes to %#v, want %#v", got, want)
 	}
@@ -633,6 +638,15 @@ func TestRecordFormat1ReadsAsCollected(t *testing.T) {
 	// A format 1 record carrying format 2's fields has bytes after its end.
 	if err := decode(append([]byte{recordFormat1}, v2[1:]...), &r); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("format 1 with trailing fields decodes with %v, want ErrCorrupt", err)
+	}
+	// So does a format 2 record carrying format 3's.
+	want.Channel = "elicitation"
+	v3 = mustEncode(t, want)
+	if got := mustDecode(t, v3); !reflect.DeepEqual(got, want) {
+		t.Fatalf("format 3 decodes to %#v, want %#v", got, want)
+	}
+	if err := decode(append([]byte{recordFormat2}, v3[1:]...), &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("format 2 with trailing fields decodes with %v, want ErrCorrupt", err)
 	}
 }
 
@@ -650,6 +664,7 @@ func TestCollectableAt(t *testing.T) {
 		{"an uncollected answer past the bound", answered, 10*time.Minute - 1, false},
 		{"a collected answer", func() Record { r := answered; r.Uncollected = false; return r }(), time.Hour, false},
 		{"a failure to render is no answer", func() Record { r := answered; r.Status = Failed; return r }(), time.Hour, false},
+		{"a withdrawn request is no answer", func() Record { r := answered; r.Status = Withdrawn; return r }(), time.Hour, false},
 		{"an open request", func() Record { r := answered; r.Status = Shown; return r }(), time.Hour, false},
 		{"no end time", func() Record { r := answered; r.EndedAt = time.Time{}; return r }(), time.Hour, false},
 	}

@@ -1,0 +1,272 @@
+//go:build unix
+
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// channelBackend is a way of asking in process that a test scripts: each
+// Ask waits for an answer on the answers channel (or for its context),
+// after moving the test clock by took, as a person reading takes time.
+type channelBackend struct {
+	te      *testEngine
+	took    time.Duration
+	answers chan channelAnswer
+	asked   chan dialog.Request
+	ended   chan error
+}
+
+type channelAnswer struct {
+	approved bool
+	err      error
+}
+
+func newChannelBackend(te *testEngine) *channelBackend {
+	return &channelBackend{te: te, took: 2 * time.Second,
+		answers: make(chan channelAnswer, 1), asked: make(chan dialog.Request, 4), ended: make(chan error, 4)}
+}
+
+func (b *channelBackend) Ask(ctx context.Context, r dialog.Request) (bool, error) {
+	b.asked <- r
+	select {
+	case a := <-b.answers:
+		b.te.advance(b.took)
+		b.ended <- nil
+		return a.approved, a.err
+	case <-ctx.Done():
+		b.ended <- ctx.Err()
+		return false, ctx.Err()
+	}
+}
+
+func channelCall(te *testEngine, b *channelBackend) Call {
+	c := testCall("Ship v2?")
+	ctx, cancel := context.WithCancel(context.Background())
+	c.Channel = &Channel{Name: "elicitation", Backend: b, Context: ctx}
+	c.Wait = 20 * time.Second
+	// The holder's deadline is a real timer: the test clock starts now.
+	te.clock.Store(time.Now().UnixNano())
+	// Cleanups run last first: whatever is still asked ends, then the
+	// test waits for it.
+	te.t.Cleanup(te.Drain)
+	te.t.Cleanup(cancel)
+	return c
+}
+
+func (te *testEngine) headlessSession() {
+	te.detect = func() platform.Session { return platform.Session{Reason: "no display"} }
+}
+
+// Where no dialog can be shown, a call with a Channel asks through it, in
+// this process: no holder starts, the answer is recorded as a holder's
+// would be, and the record and every history event name the channel.
+func TestChannelAsksWhereNoDialogCanBeShown(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	b.answers <- channelAnswer{approved: true}
+	r := te.ask(c)
+	if r.ExitCode != ExitApproved || r.Remembered {
+		t.Fatalf("asked through the channel: %+v", r)
+	}
+	if te.startCount() != 0 {
+		t.Fatalf("%d holder processes started for a channel", te.startCount())
+	}
+	rec := te.record(c.Request.Identity())
+	if rec.Channel != "elicitation" || rec.HolderPID != 0 || rec.Uncollected {
+		t.Fatalf("record: channel %q, holder %d, uncollected %v", rec.Channel, rec.HolderPID, rec.Uncollected)
+	}
+	events, _, err := te.Events(0, c.Request.Identity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range events {
+		kinds = append(kinds, ev.Event)
+		if ev.Channel != "elicitation" {
+			t.Errorf("event %s names channel %q", ev.Event, ev.Channel)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "requested shown answered collected" && got != "requested answered collected" {
+		t.Fatalf("history %q", got)
+	}
+}
+
+// A Channel that is not Always stays unused where a dialog can be shown;
+// one that is Always is used even there.
+func TestChannelOnlyWhenNoDialogUnlessAlways(t *testing.T) {
+	te := newTestEngine(t)
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Wait = 0
+	if r := te.ask(c); r.ExitCode != ExitPending || te.startCount() != 1 || len(b.asked) != 0 {
+		t.Fatalf("with a display: %+v, %d holders, %d channel asks; want a dialog", r, te.startCount(), len(b.asked))
+	}
+
+	c = channelCall(te, b)
+	c.Request.Message, c.Channel.Always = "Tag v2?", true
+	b.answers <- channelAnswer{approved: false}
+	if r := te.ask(c); r.ExitCode != ExitDenied || te.startCount() != 1 {
+		t.Fatalf("Always with a display: %+v after %d holder starts", r, te.startCount())
+	}
+}
+
+// An answer given through a Channel after the call stopped waiting is
+// kept: the next identical call collects it, once, without asking again.
+func TestChannelAnswerAfterPendingIsCollected(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Wait = 0
+	if r := te.ask(c); r.ExitCode != ExitPending {
+		t.Fatalf("first call: %+v, want pending", r)
+	}
+	<-b.asked
+	b.answers <- channelAnswer{approved: true}
+	<-b.ended
+	te.Drain()
+	rec := te.record(c.Request.Identity())
+	if rec.Status != store.Approved || !rec.Uncollected {
+		t.Fatalf("after the late answer: %s, uncollected %v", rec.Status, rec.Uncollected)
+	}
+	te.advance(c.Remember + time.Second)
+	if r := te.ask(c); r.ExitCode != ExitApproved || !r.Remembered {
+		t.Fatalf("retry: %+v, want the kept approval", r)
+	}
+	if len(b.asked) != 0 {
+		t.Fatal("the retry asked again")
+	}
+	if r := te.ask(c); r.ExitCode == ExitApproved {
+		t.Fatalf("second retry past --remember got the approval again: %+v", r)
+	}
+}
+
+// An answer faster than a person can read is no answer: the request
+// fails as not shown, and nothing approves.
+func TestChannelInstantAnswerIsNotShown(t *testing.T) {
+	for _, approved := range []bool{false, true} {
+		te := newTestEngine(t)
+		te.headlessSession()
+		b := newChannelBackend(te)
+		b.took = 0
+		c := channelCall(te, b)
+		c.Retries = 0
+		b.answers <- channelAnswer{approved: approved}
+		r := te.ask(c)
+		if r.ExitCode != ExitFailed || !strings.Contains(r.Message, "not shown") {
+			t.Fatalf("instant answer (approve=%v): %+v", approved, r)
+		}
+	}
+}
+
+// A cancel reaches a request asked in this process without any signal:
+// its asking ends, and the request ends cancelled.
+func TestCancelRequestAskedThroughChannel(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Wait = 0
+	if r := te.ask(c); r.ExitCode != ExitPending {
+		t.Fatalf("first call: %+v", r)
+	}
+	<-b.asked
+	r, outcome := te.Cancel(te.record(c.Request.Identity()))
+	if outcome != Cancelled || r.Status != StatusCancelled {
+		t.Fatalf("cancel: %+v outcome %v", r, outcome)
+	}
+	if err := <-b.ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the channel's asking ended with %v", err)
+	}
+}
+
+// A channel's Context ends its asking: the request fails, and the next
+// call asks again.
+func TestChannelContextEndsAsking(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.Channel.Context, c.Wait = ctx, 0
+	te.ask(c)
+	<-b.asked
+	cancel()
+	te.Drain()
+	if rec := te.record(c.Request.Identity()); rec.Status != store.Failed {
+		t.Fatalf("after the channel's context ended: %s", rec.Status)
+	}
+}
+
+// With Withdraw, a request still open when the wait runs out is closed
+// and ends withdrawn: no answer, so the next identical call asks again.
+func TestWithdrawClosesTheOpenDialog(t *testing.T) {
+	te := newTestEngine(t)
+	c := testCall("rm -rf build?")
+	c.Wait, c.Withdraw = 0, true
+	stop := te.fakeHolder(c)
+	go closeOnRequest(te, c, stop)
+	r := te.ask(c)
+	if r.Status != StatusWithdrawn || r.ExitCode != ExitDenied {
+		t.Fatalf("withdrawn call: %+v", r)
+	}
+	rec := te.record(c.Request.Identity())
+	if rec.Status != store.Withdrawn || rec.Uncollected {
+		t.Fatalf("record: %s, uncollected %v", rec.Status, rec.Uncollected)
+	}
+	c.Withdraw = false
+	if r := te.ask(c); r.ExitCode != ExitPending || te.startCount() != 1 {
+		t.Fatalf("next call: %+v after %d starts, want a new dialog", r, te.startCount())
+	}
+	if got := strings.Join(te.events(c.Request.Identity()), " "); !strings.HasPrefix(got, "withdrawn ") {
+		t.Fatalf("history %q", got)
+	}
+}
+
+// An answer that lands as the wait runs out wins over the withdrawal.
+func TestWithdrawReturnsAnAnswerGivenMeanwhile(t *testing.T) {
+	te := newTestEngine(t)
+	c := testCall("rm -rf build?")
+	c.Wait, c.Withdraw = 0, true
+	stop := te.fakeHolder(c)
+	go func() {
+		// The person clicks in the instant the withdrawal is asked.
+		for {
+			if rec, _, err := te.store.Get(c.Request.Identity()); err == nil && rec.CancelRequest != "" {
+				stop(store.Approved)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	if r := te.ask(c); r.ExitCode != ExitApproved {
+		t.Fatalf("an approval given as the wait ran out: %+v", r)
+	}
+	if te.record(c.Request.Identity()).Uncollected {
+		t.Fatal("the approval was returned but left uncollected")
+	}
+}
+
+// closeOnRequest ends the fake holder's request as soon as something asks
+// it to close, as a real holder does on SIGTERM or within a second.
+func closeOnRequest(te *testEngine, c Call, stop func(store.Status)) {
+	for {
+		rec, _, err := te.store.Get(c.Request.Identity())
+		if err == nil && rec.CancelRequest != "" {
+			stop(rec.CancelRequest)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
