@@ -53,7 +53,7 @@ Exit codes:
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	c.AddCommand(newVersionCommand(),
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
-		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a))
+		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a))
 	return c
 }
 

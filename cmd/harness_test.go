@@ -468,8 +468,10 @@ func (h *harness) waitNoWindow(title string, limit time.Duration) {
 	eventually(h.t, limit, "no window titled "+title, func() bool { return len(h.windows(title)) == 0 })
 }
 
-// click presses the approve or cancel button of the dialog titled title,
-// zenity's two buttons fill the bottom row, cancel left and approve right.
+// click presses the approve or cancel button of the dialog titled title:
+// zenity's two buttons fill the bottom row, cancel left and approve right;
+// "cancel-wide" is cancel in a dialog whose long text makes it wider than
+// its buttons, which then sit together at the right.
 func (h *harness) click(title, button string) {
 	h.t.Helper()
 	h.untilClosed(title, "clicking "+button, func(w string) {
@@ -479,8 +481,13 @@ func (h *harness) click(title, button string) {
 			geo[k], _ = strconv.Atoi(v)
 		}
 		x, y := geo["X"]+45, geo["Y"]+geo["HEIGHT"]-22
-		if button == "approve" {
+		switch button {
+		case "approve":
 			x = geo["X"] + geo["WIDTH"] - 45
+		case "cancel-wide":
+			// A dialog wider than its buttons packs both at the right:
+			// cancel is the left one of the pair.
+			x = geo["X"] + geo["WIDTH"] - 135
 		}
 		// Move away first: GTK ignores a click without the pointer entering
 		// the button, and --sync waits for a move that never comes when

@@ -7,10 +7,12 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"go.uber.org/goleak"
+
+	"github.com/ask-confirm/ask-confirm/askpass"
 )
 
-// TestMain lets this test binary act as ask-confirm and as a scripted
-// zenity: testscript installs copies of it under those names on PATH, so a
+// TestMain lets this test binary act as ask-confirm, ask-confirm-askpass
+// and a scripted zenity: testscript installs copies of it under those names on PATH, so a
 // holder re-executing "itself" runs Main, and a holder looking for zenity
 // finds fakeZenity (unless a test puts the real one first).
 func TestMain(m *testing.M) {
@@ -20,7 +22,8 @@ func TestMain(m *testing.M) {
 // testPrograms are the programs this test binary can be run as. The
 // end-to-end layer (build tag e2e) adds the scripted zenity.
 var testPrograms = map[string]func(){
-	"ask-confirm": func() { os.Exit(Main()) },
+	"ask-confirm":         func() { os.Exit(Main()) },
+	"ask-confirm-askpass": func() { os.Exit(askpass.Main()) },
 }
 
 // afterTests run once the tests have, before the leak check.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -157,6 +158,28 @@ func FuzzIdentity(f *testing.F) {
 			t.Fatalf("keys %q and %q: identities equal = %v", key1, key2, a.Identity() == b.Identity())
 		case key1 != "" && key2 == "" && a.Identity() == b.Identity():
 			t.Fatalf("key %q and unkeyed content share identity %s", key1, a.Identity())
+		}
+	})
+}
+
+// Whatever Literal is given, what it returns passes Validate's character
+// checks, and printable text without escapes to make comes back unchanged.
+func FuzzLiteral(f *testing.F) {
+	for _, s := range []string{"ls -la", "\x1b[31mred\x1b[0m", "a\u202eb", "\xff\xfe", "tab\there\nnew", "\u0085", "\\x1b"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, multiline bool) {
+		out := Literal(s, multiline)
+		if err := checkText("--message", out, len(out)+1, false, multiline); err != nil {
+			t.Fatalf("Literal(%q, %v) = %q, which Validate refuses: %v", s, multiline, out, err)
+		}
+		plain := true
+		for _, c := range s {
+			plain = plain && (unicode.IsGraphic(c) && !unicode.Is(unicode.Cf, c) && c != 0x2028 && c != 0x2029 || c == ' ' || multiline && (c == '\n' || c == '\t'))
+		}
+		if plain && utf8.ValidString(s) && out != s {
+			t.Fatalf("Literal changed plain text %q to %q", s, out)
 		}
 	})
 }

@@ -119,7 +119,7 @@ func checkText(field, s string, max int, required, multiline bool) error {
 		case multiline && (c == '\n' || c == '\t'):
 		case c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0):
 			return &InvalidError{field, fmt.Sprintf("contains control character U+%04X at offset %d", c, i)}
-		case (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069):
+		case isBidiOverride(c):
 			return &InvalidError{field, fmt.Sprintf("contains bidirectional override U+%04X at offset %d, which can disguise the text", c, i)}
 		}
 	}

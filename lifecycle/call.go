@@ -35,6 +35,14 @@ type Call struct {
 	// instead of a dialog: used when no dialog can be shown, or always
 	// (Channel.Always).
 	Channel *Channel
+	// Joined, if set, is called once, from Ask, when this invocation has
+	// started or joined the asking of its request, and so receives its
+	// answer as its own. A front end that hands an answer to its
+	// Channel's Backend from a later call (the MCP server's form, at
+	// protocol 2026-07-28) hands it over then: an answer recorded before
+	// the invocation first looked would read as a remembered one, and a
+	// failed attempt as a new request's first.
+	Joined func()
 	// Withdraw ends the request when the wait runs out with it still open:
 	// its dialog closes, and it ends withdrawn, which no caller receives.
 	// For callers that then ask the person another way (an agent hook

@@ -270,3 +270,25 @@ func closeOnRequest(te *testEngine, c Call, stop func(store.Status)) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Joined is called once when an invocation starts or joins the asking of
+// its request, and never for an answer it only returns.
+func TestJoinedCalledOncePerAskingJoined(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	joins := 0
+	c.Joined = func() {
+		joins++
+		if len(b.answers) == 0 {
+			b.answers <- channelAnswer{approved: true}
+		}
+	}
+	if r := te.ask(c); r.ExitCode != ExitApproved || joins != 1 {
+		t.Fatalf("asked: %+v after %d joins, want approved after 1", r, joins)
+	}
+	if r := te.ask(c); r.ExitCode != ExitApproved || !r.Remembered || joins != 1 {
+		t.Fatalf("remembered: %+v after %d joins, want no new join", r, joins)
+	}
+}

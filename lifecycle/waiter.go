@@ -121,8 +121,12 @@ func (w *waiter) run(ctx context.Context) Result {
 		}
 		// This invocation now follows the request it started or joined,
 		// and will receive its answer.
+		joined := !w.acted
 		w.acted = true
 		w.watch()
+		if joined && w.c.Joined != nil {
+			w.c.Joined()
+		}
 		w.await(ctx, s)
 	}
 }

@@ -13,6 +13,8 @@ const (
 	mcpSuperseded    = "A newer request with the same key replaced this one before the person answered. Do not proceed on this request."
 	mcpDoNotProceed  = "Do not proceed."
 	mcpHeadlessHint  = "No dialog was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
+	mcpHeadlessAuto  = "No dialog or form was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment), or use a client that shows MCP elicitation forms."
+	mcpNoForm        = "No form was shown, so nobody approved. Do not proceed. This server asks only through the client's form (--ask-with elicitation): the person must use a client that shows MCP elicitation forms, or start the server with --ask-with auto where it can show a dialog."
 	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling confirm again shows a new dialog."
 	mcpCancelDone    = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
 	mcpCancelTooLate = "Too late to cancel: the request had already ended. %s"
@@ -28,12 +30,36 @@ const (
 	msgWarning   = "ask-confirm: warning: %v"
 	msgHint      = "ask-confirm: hint: "
 	msgNoWorkDir = "finding the working directory for the default scope: %w"
+	msgAskWith   = "%q is not one of dialog, elicitation, auto"
 
-	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, in a dialog on their screen. Call confirm before any step that needs a human's consent.
+	// The client's form (elicitation), as the person reads it, and why an
+	// answer to it was not taken; a request that fails says so in its
+	// result.
+	formMessage       = "%s\n\n%s\n\n(asked by ask-confirm, which takes only your explicit choice)"
+	formDecisionTitle = "Your decision"
+	formDecisionHelp  = "%q to approve (%s) or %q to deny (%s); nothing is chosen for you"
+	msgNobody         = "nobody can be asked: %s"
+	msgNoElicitation  = "--ask-with elicitation, but the client did not declare the elicitation capability"
+	msgFormFailed     = "asking through the client's form: %w"
+	msgFormNotAnswer  = "the client answered the form with %T, not a form's result"
+	msgFormAction     = "the client answered the form with the unknown action %q"
+	msgFormNoDecision = "the form was accepted without a decision"
+	msgFormDecision   = "the form was accepted with the decision %v, which is neither approve nor deny"
+	msgFormToken      = "making the form's token: %w"
 
-A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the dialog is still open: call confirm again with exactly the same arguments to collect the answer. That never opens a second dialog; repeat until the status is no longer pending. An answer given while no call was waiting is kept for the next call with the same arguments for %s after it was given. Once a call has received an answer, calls with the same arguments get it again for %s without a new dialog.
+	// How the server asks, as the instructions and the confirm tool's
+	// description say it, by --ask-with.
+	mcpAsksDialog      = "in a native dialog on their screen"
+	mcpAsksAuto        = "in a native dialog on their screen or, where this server cannot show one, through a form your client shows (MCP elicitation)"
+	mcpAsksElicitation = "through a form your client shows (MCP elicitation)"
 
-Only "approved" means yes. "denied", "cancelled", "expired", "headless", "failed" and "superseded" all mean: do not proceed. Do not change the message just to ask again after a denial.
+	mcpConfirmDescription = `Ask the person at this computer to approve or cancel an action, %s. Returns within %s. Status "approved" is the only yes. Status "pending" (should_retry true) means the question is still open: call confirm again with exactly the same arguments to collect the answer; this never asks a second time. Any other status means do not proceed.`
+
+	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, %s. Call confirm before any step that needs a human's consent. A form from this server is the person's to answer: never fill it in for them.
+
+A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the question is still open: call confirm again with exactly the same arguments to collect the answer. That never asks a second time; repeat until the status is no longer pending. An answer given while no call was waiting is kept for the next call with the same arguments for %s after it was given. Once a call has received an answer, calls with the same arguments get it again for %s without a new dialog.
+
+Only "approved" means yes. "denied", "cancelled", "expired", "headless" (nobody could be asked), "failed" and "superseded" all mean: do not proceed. Do not change the message just to ask again after a denial.
 
 Use status with a request's key to look at it without waiting, and cancel to withdraw a request you no longer need.`
 )

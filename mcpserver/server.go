@@ -34,8 +34,9 @@ import (
 // The MCP server serves the confirm command to AI agents. It is a thin
 // translation: every tool call becomes a call of the request engine (lifecycle), which goes
 // through the same lifecycle, store, identity and history as the command
-// line. Only a person's click approves; the server has no
-// --if-headless approve, and nothing an agent can send changes that.
+// line. Only a person's answer approves (a click in the dialog, or an
+// explicit approve in the client's form); the server has no --if-headless
+// approve, and nothing an agent can send changes that.
 
 // Main runs ask-confirm-mcp with the process's arguments and returns its
 // exit code. A holder started by the engine runs here too.
@@ -75,6 +76,7 @@ func (e *usageError) Unwrap() error { return e.err }
 func NewCommand() *cobra.Command {
 	o := lifecycle.DefaultCall()
 	o.Wait = 40 * time.Second
+	askWith := askAuto
 	c := &cobra.Command{
 		Use:   "ask-confirm-mcp [flags]",
 		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
@@ -90,9 +92,13 @@ or joins the same dialog. When the client sent a progress token, the server
 sends a progress notification about once a second while it waits.
 
 The scope of a request defaults to the server's working directory; a call
-may give its own. Without a display the call reports "headless": nothing
-approves without a person. Stdout carries only protocol messages; warnings
-and errors go to stderr.`,
+may give its own. --ask-with says how the person is asked: dialog, a native
+dialog only; elicitation, always a form the client shows (MCP elicitation);
+auto (the default), a dialog where one can be shown, since the agent's host
+cannot click it, and else the client's form if the client declared the
+elicitation capability. When nobody can be asked the call reports
+"headless": nothing approves without a person. Stdout carries only protocol
+messages; warnings and errors go to stderr.`,
 		Example: `  {"mcpServers": {"ask-confirm": {"command": "ask-confirm", "args": ["mcp"]}}}`,
 		Args: func(c *cobra.Command, args []string) error {
 			if err := cobra.NoArgs(c, args); err != nil {
@@ -101,7 +107,7 @@ and errors go to stderr.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := newServer(o, c.ErrOrStderr())
+			s, err := newServer(o, askWith, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -115,6 +121,7 @@ and errors go to stderr.`,
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long a dialog stays open unanswered, unless the call gives its own timeout (above 0, at most 24h)")
 	f.DurationVar(&o.Remember, "remember", o.Remember, "how long an answer, once a call has received it, is returned again to the same request without a new dialog (0 to 168h)")
 	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "how long an answer that no call has received yet is kept for the next identical call, which receives it once; never less than --remember (0 to 168h)")
+	f.StringVar(&askWith, "ask-with", askWith, "how the person is asked: dialog (a native dialog only), elicitation (always the client's form), or auto (a dialog where one can be shown, else the client's form if it has one)")
 	f.SortFlags = false
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	return c
@@ -125,15 +132,21 @@ type server struct {
 	engine *lifecycle.Engine
 	// base is what a call leaves out: the command line's request defaults,
 	// the server's wait, timeout, remember and collect-within, and the
-	// server's working directory as the scope. Without a display nobody is
-	// asked (IfHeadlessFail): only a person's click approves.
-	base   lifecycle.Call
+	// server's working directory as the scope. When nobody can be asked
+	// nobody is (IfHeadlessFail): only a person's answer approves.
+	base lifecycle.Call
+	// askWith is --ask-with: askDialog, askElicitation or askAuto.
+	askWith string
+	// questions are the forms posed to clients at 2026-07-28 or later.
+	questions *questions
+	// life ends when the server stops, and with it every form it asks.
+	life   context.Context
 	stderr io.Writer
 }
 
 // newServer checks the server's settings, bounded exactly as a call's are,
 // and makes its engine. Warnings go to stderr.
-func newServer(base lifecycle.Call, stderr io.Writer) (*server, error) {
+func newServer(base lifecycle.Call, askWith string, stderr io.Writer) (*server, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf(msgNoWorkDir, err)
@@ -145,7 +158,12 @@ func newServer(base lifecycle.Call, stderr io.Writer) (*server, error) {
 	if err := probe.Validate(); err != nil {
 		return nil, &usageError{err}
 	}
-	s := &server{base: base, stderr: stderr}
+	switch askWith {
+	case askDialog, askElicitation, askAuto:
+	default:
+		return nil, &usageError{&dialog.InvalidError{Field: "--ask-with", Reason: fmt.Sprintf(msgAskWith, askWith)}}
+	}
+	s := &server{base: base, askWith: askWith, questions: newQuestions(), life: context.Background(), stderr: stderr}
 	s.engine = lifecycle.New(lifecycle.Config{Warn: s.warn})
 	return s, nil
 }
@@ -153,11 +171,16 @@ func newServer(base lifecycle.Call, stderr io.Writer) (*server, error) {
 func (s *server) warn(err error) { fmt.Fprintf(s.stderr, msgWarning+"\n", err) }
 
 // serve answers requests on t until the client goes away or ctx ends. Only
-// the transport writes to stdout.
+// the transport writes to stdout. The forms it asks end with it: a request
+// asked through one ends failed, and the next call asks again.
 func (s *server) serve(ctx context.Context, t mcp.Transport) error {
+	life, stop := context.WithCancel(ctx)
+	s.life = life
+	defer s.engine.Drain()
+	defer stop()
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ask-confirm", Title: "ask-confirm", Version: lifecycle.Version()}, &mcp.ServerOptions{
-		Instructions: fmt.Sprintf(mcpInstructions, shortDuration(s.base.Wait), shortDuration(max(s.base.CollectWithin, s.base.Remember)), shortDuration(s.base.Remember)),
+		Instructions: fmt.Sprintf(mcpInstructions, s.asks(), shortDuration(s.base.Wait), shortDuration(max(s.base.CollectWithin, s.base.Remember)), shortDuration(s.base.Remember)),
 		Logger:       logger,
 		// The server sends no log messages; stderr carries them.
 		Capabilities: &mcp.ServerCapabilities{},
@@ -221,7 +244,7 @@ func (s *server) confirmTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        "confirm",
 		Title:       "Ask a person to approve",
-		Description: fmt.Sprintf(`Ask the person at this computer to approve or cancel an action, in a native dialog on their screen. Returns within %s. Status "approved" is the only yes. Status "pending" (should_retry true) means the dialog is still open: call confirm again with exactly the same arguments to collect the answer; this never opens a second dialog. Any other status means do not proceed.`, shortDuration(s.base.Wait)),
+		Description: fmt.Sprintf(mcpConfirmDescription, s.asks(), shortDuration(s.base.Wait)),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
 		InputSchema: &jsonschema.Schema{
 			Type:     "object",
@@ -304,7 +327,9 @@ func request(in confirmArgs, timeout time.Duration) (dialog.Request, time.Durati
 
 // confirm is the confirm tool: one request, as the confirm command asks
 // it. Invalid arguments and internal errors are tool errors; every outcome
-// of the request, pending included, is a result.
+// of the request, pending included, is a result. From protocol 2026-07-28
+// on, a request asked through the client's form returns the form as an
+// input request instead, and the client's retry brings the answer.
 func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in confirmArgs) (*mcp.CallToolResult, *toolOutput, error) {
 	req, timeout, err := request(in, s.base.Timeout)
 	if err != nil {
@@ -315,19 +340,111 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 	if c.Request.Scope == "" {
 		c.Request.Scope = s.base.Request.Scope
 	}
+	ch, ok := s.channel(call)
+	if !ok {
+		if err := c.Validate(); err != nil {
+			return nil, nil, invalid(err)
+		}
+		r := noForm(c.Request.Identity())
+		return s.answer(r, s.headlessText(r))
+	}
+	c.Channel = ch
 	if token := call.Params.GetProgressToken(); token != nil {
 		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
 	}
-	r, err := s.engine.Ask(ctx, c)
-	if err != nil {
-		var ie *dialog.InvalidError
-		if errors.As(err, &ie) {
-			// --ok-label is the ok_label argument here, in the reason too.
-			return nil, nil, fmt.Errorf(mcpInvalid, argumentName(ie.Field), flagName.ReplaceAllStringFunc(ie.Reason, argumentName))
+	var r lifecycle.Result
+	if _, relayed := backendOf(ch).(relayedForm); relayed {
+		if h := s.questions.take(c.Request, call.Params); h != nil {
+			// Handed over once this call follows the request, so that the
+			// answer is this call's own; and in any case before it returns.
+			c.Joined = h.deliver
+			defer h.deliver()
 		}
-		return nil, nil, err
+		var q *question
+		if r, q, err = s.askOrRelay(ctx, c); q != nil {
+			return q.inputRequest(), nil, nil
+		}
+	} else {
+		r, err = s.engine.Ask(ctx, c)
 	}
-	return s.answer(r, "")
+	if err != nil {
+		return nil, nil, invalid(err)
+	}
+	return s.answer(r, s.headlessText(r))
+}
+
+// invalid is the tool error for a call the engine refused to ask.
+func invalid(err error) error {
+	var ie *dialog.InvalidError
+	if errors.As(err, &ie) {
+		// --ok-label is the ok_label argument here, in the reason too.
+		return fmt.Errorf(mcpInvalid, argumentName(ie.Field), flagName.ReplaceAllStringFunc(ie.Reason, argumentName))
+	}
+	return err
+}
+
+// asks says how the server asks the person, by --ask-with.
+func (s *server) asks() string {
+	switch s.askWith {
+	case askDialog:
+		return mcpAsksDialog
+	case askElicitation:
+		return mcpAsksElicitation
+	default:
+		return mcpAsksAuto
+	}
+}
+
+// channel returns the form a call may be asked through, for the engine to
+// use where no dialog can be shown (or always, with --ask-with
+// elicitation): nil when the call is asked by dialog only. ok is false when
+// the call must be asked by form and its client shows none.
+func (s *server) channel(call *mcp.CallToolRequest) (ch *lifecycle.Channel, ok bool) {
+	if s.askWith == askDialog {
+		return nil, true
+	}
+	if !canElicit(call.ClientCapabilities()) {
+		return nil, s.askWith != askElicitation
+	}
+	var b dialog.Backend = sessionForm{call.Session}
+	if multiRoundTrip(call.Session) {
+		b = relayedForm{s.questions}
+	}
+	return &lifecycle.Channel{Name: channelName, Backend: b, Always: s.askWith == askElicitation, Context: s.life}, true
+}
+
+// backendOf is ch's Backend, or nil.
+func backendOf(ch *lifecycle.Channel) dialog.Backend {
+	if ch == nil {
+		return nil
+	}
+	return ch.Backend
+}
+
+// noForm is the result of a call that only a form may ask, from a client
+// that shows none: nobody is asked, and nothing approves.
+func noForm(id string) lifecycle.Result {
+	return lifecycle.Result{
+		Status:   lifecycle.StatusHeadless,
+		ExitCode: lifecycle.ExitHeadless,
+		Key:      id,
+		Message:  fmt.Sprintf(msgNobody, msgNoElicitation),
+		Headless: true,
+	}
+}
+
+// headlessText is what the model reads when nobody could be asked, with
+// what would let the person be asked by --ask-with; empty (confirmText)
+// for any other result, and for --ask-with dialog.
+func (s *server) headlessText(r lifecycle.Result) string {
+	switch {
+	case r.Status != lifecycle.StatusHeadless || s.askWith == askDialog:
+		return ""
+	case s.askWith == askElicitation:
+		return sentence(r.Message) + " " + mcpNoForm
+	default:
+		return sentence(r.Message) + " " + mcpHeadlessAuto
+	}
 }
 
 // flagName matches a command-line flag's name in an error's text.

@@ -38,6 +38,7 @@ type testEnv struct {
 	paths   store.Paths
 	session platform.Session
 	holders *fakeHolders
+	askWith string // the servers' --ask-with
 }
 
 // newTestEnv returns an environment where a person can be asked and holders
@@ -55,6 +56,7 @@ func newTestEnv(t *testing.T) *testEnv {
 		paths:   paths,
 		session: platform.Session{CanAsk: true, Kind: platform.KindX11, Backend: "zenity", Display: "DISPLAY=:99"},
 		holders: &fakeHolders{t: t, paths: paths},
+		askWith: askAuto,
 	}
 	t.Cleanup(env.holders.stopAll)
 	return env
@@ -81,20 +83,39 @@ type testServer struct {
 	s      *server
 	cs     *mcp.ClientSession
 	stderr *lockedBuffer
+	// stop stops the server, as a signal does.
+	stop context.CancelFunc
 
 	mu       sync.Mutex
 	progress []*mcp.ProgressNotificationParams
 }
 
+// testClient is how a test's client connects: the protocol version it
+// asks for (empty: the SDK's latest) and its elicitation handler (nil: it
+// declares no elicitation capability).
+type testClient struct {
+	version string
+	elicit  func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// manual turns off the SDK's answering of input requests (protocol
+	// 2026-07-28): the test sees them, and answers them itself.
+	manual bool
+}
+
 // connect starts a server with the command line's defaults and wait, its
 // engine on env, and connects a client to it. Both end with the test.
 func (env *testEnv) connect(wait time.Duration) *testServer {
+	env.t.Helper()
+	return env.connectClient(wait, testClient{})
+}
+
+// connectClient is connect with the client tc.
+func (env *testEnv) connectClient(wait time.Duration, tc testClient) *testServer {
 	t := env.t
 	t.Helper()
 	base := lifecycle.DefaultCall()
 	base.Wait = wait
 	ts := &testServer{env: env, stderr: &lockedBuffer{}}
-	s, err := newServer(base, ts.stderr)
+	s, err := newServer(base, env.askWith, ts.stderr)
 	if err != nil {
 		t.Fatalf("newServer: %v", err)
 	}
@@ -110,6 +131,7 @@ func (env *testEnv) connect(wait time.Duration) *testServer {
 	ts.s = s
 
 	ctx, cancel := context.WithCancel(context.Background())
+	ts.stop = cancel
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
 	go func() { served <- s.serve(ctx, serverTransport) }()
@@ -119,10 +141,12 @@ func (env *testEnv) connect(wait time.Duration) *testServer {
 			ts.progress = append(ts.progress, r.Params)
 			ts.mu.Unlock()
 		},
+		ElicitationHandler: tc.elicit,
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: tc.manual},
 	})
 	connectCtx, connected := context.WithTimeout(ctx, 5*time.Second)
 	defer connected()
-	cs, err := client.Connect(connectCtx, clientTransport, nil)
+	cs, err := client.Connect(connectCtx, clientTransport, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
 	if err != nil {
 		cancel()
 		<-served
@@ -810,16 +834,26 @@ func TestConfirmSendsProgressWhileWaiting(t *testing.T) {
 	}
 }
 
-// Without a display nobody is asked: the call says so at once, as a result
-// rather than an error, and nothing approves, however often it is asked.
+// Without a display nobody is asked (the client shows no forms): the call
+// says so at once, as a result rather than an error, and nothing approves,
+// however often it is asked.
 func TestConfirmHeadlessIsAResultNotAnApproval(t *testing.T) {
-	env := newTestEnv(t).headless()
+	for askWith, hint := range map[string]string{askAuto: mcpHeadlessAuto, askDialog: mcpHeadlessHint} {
+		t.Run(askWith, func(t *testing.T) {
+			env := newTestEnv(t).headless()
+			env.askWith = askWith
+			testHeadless(t, env, hint)
+		})
+	}
+}
+
+func testHeadless(t *testing.T, env *testEnv, hint string) {
 	ts := env.connect(10 * time.Second)
 	args := map[string]any{"message": "Anyone there?"}
 	start := time.Now()
 	for range 2 {
 		c := ts.call("confirm", args)
-		expectResult(t, c, lifecycle.StatusHeadless, "Nobody can be asked: no display in this test. "+mcpHeadlessHint)
+		expectResult(t, c, lifecycle.StatusHeadless, "Nobody can be asked: no display in this test. "+hint)
 		if c.out.Remembered || c.out.AnsweredAt != "" || c.out.Key != ts.identityOf("Anyone there?") {
 			t.Fatalf("headless result: %+v", c.out)
 		}
@@ -938,7 +972,7 @@ func TestServerSettingsAreValidated(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			base := lifecycle.DefaultCall()
 			c.set(&base)
-			s, err := newServer(base, &lockedBuffer{})
+			s, err := newServer(base, askAuto, &lockedBuffer{})
 			var ue *usageError
 			if err == nil || !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), c.flag+": ") {
 				t.Fatalf("newServer = %v, %v; want a usage error about %s", s, err, c.flag)
@@ -947,12 +981,21 @@ func TestServerSettingsAreValidated(t *testing.T) {
 	}
 	base := lifecycle.DefaultCall()
 	base.Wait = lifecycle.MaxWait
-	if _, err := newServer(base, &lockedBuffer{}); err != nil {
+	if _, err := newServer(base, askAuto, &lockedBuffer{}); err != nil {
 		t.Fatalf("newServer with the longest wait: %v", err)
+	}
+	for _, askWith := range []string{askDialog, askElicitation, askAuto} {
+		if _, err := newServer(lifecycle.DefaultCall(), askWith, &lockedBuffer{}); err != nil {
+			t.Fatalf("newServer --ask-with %s: %v", askWith, err)
+		}
+	}
+	var ue *usageError
+	if _, err := newServer(lifecycle.DefaultCall(), "Auto", &lockedBuffer{}); !errors.As(err, &ue) || err.Error() != `--ask-with: "Auto" is not one of dialog, elicitation, auto` {
+		t.Fatalf("newServer --ask-with Auto: %v", err)
 	}
 
 	// Through the command line: exit 2 and a hint, and nothing served.
-	for _, args := range [][]string{{"--wait", "25h"}, {"--wait", "soon"}, {"--timeout", "0s"}, {"--no-such-flag"}, {"serve"}} {
+	for _, args := range [][]string{{"--wait", "25h"}, {"--wait", "soon"}, {"--timeout", "0s"}, {"--ask-with", "form"}, {"--ask-with", ""}, {"--no-such-flag"}, {"serve"}} {
 		var stderr bytes.Buffer
 		if code := execute(NewCommand(), args, &stderr); code != int(lifecycle.ExitUsage) {
 			t.Errorf("ask-confirm-mcp %q exited %d, want %d: %s", args, code, lifecycle.ExitUsage, &stderr)

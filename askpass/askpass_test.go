@@ -1,0 +1,219 @@
+//go:build unix
+
+// Unix only: there the caller hands its lock to the holder, so once the
+// fake holder start below returns, the next look sees its answer.
+
+package askpass
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// fixture is ask-confirm-askpass in process, with a private store, a
+// holder start that records the answer the test chose, and a notice that
+// records what it was asked to show.
+type fixture struct {
+	t       *testing.T
+	p       program
+	env     map[string]string
+	stderr  bytes.Buffer
+	paths   store.Paths
+	answer  store.Status
+	starts  int
+	noticed []string
+	session platform.Session
+}
+
+func newFixture(t *testing.T) *fixture {
+	dir := t.TempDir()
+	f := &fixture{t: t, env: map[string]string{}, answer: store.Approved, session: platform.Session{CanAsk: true}}
+	f.paths = store.Paths{
+		DB:      filepath.Join(dir, "cache", "answers.db"),
+		Locks:   filepath.Join(dir, "state", "locks"),
+		History: filepath.Join(dir, "state", "history.jsonl"),
+	}
+	f.p = program{
+		config: lifecycle.Config{
+			Paths:       f.paths,
+			Detect:      func() platform.Session { return f.session },
+			StartHolder: f.startHolder,
+		},
+		getenv: func(k string) string { return f.env[k] },
+		stderr: &f.stderr,
+		notice: func(ctx context.Context, title, text string) error {
+			f.noticed = append(f.noticed, title+": "+text)
+			<-ctx.Done()
+			return nil
+		},
+		detect: func() platform.Session { return f.session },
+	}
+	return f
+}
+
+// startHolder stands in for the holder: the person answers at once with
+// f.answer, which is recorded as a holder records it.
+func (f *fixture) startHolder(argv []string, _ platform.Lock) error {
+	f.starts++
+	id, content := argv[2], argv[3]
+	_, err := store.New(f.paths.DB).Update(id, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.ContentHash != content {
+			return false, errors.New("the fake holder found no request")
+		}
+		r.Status, r.EndedAt = f.answer, time.Now()
+		return true, nil
+	})
+	return err
+}
+
+func (f *fixture) run(args ...string) int {
+	f.t.Helper()
+	f.stderr.Reset()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return f.p.run(ctx, args)
+}
+
+// An approval exits 0 and writes nothing at all; a denial exits 1 with
+// one line on stderr.
+func TestConfirm(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	prompt := "Allow use of key /home/u/.ssh/id_ed25519?\nKey fingerprint SHA256:abc."
+	if code := f.run(prompt); code != 0 || f.stderr.Len() != 0 {
+		t.Fatalf("approved: exit %d, stderr %q", code, f.stderr.String())
+	}
+	f.answer = store.Denied
+	if code := f.run(prompt); code != int(lifecycle.ExitDenied) || strings.Count(f.stderr.String(), "\n") != 1 {
+		t.Fatalf("denied: exit %d, stderr %q", code, f.stderr.String())
+	}
+}
+
+// Each use of a key is asked anew by default, even right after an
+// approval; a remember window set by the person returns the approval.
+func TestEachKeyUseAskedAnewUnlessRemembered(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	for range 2 {
+		if code := f.run("Allow use of key k?"); code != 0 {
+			t.Fatalf("exit %d: %s", code, f.stderr.String())
+		}
+	}
+	if f.starts != 2 {
+		t.Fatalf("%d dialogs for two key uses, want 2", f.starts)
+	}
+	f.env[rememberEnv] = "1m"
+	for range 2 {
+		if code := f.run("Allow use of key j?"); code != 0 {
+			t.Fatalf("exit %d: %s", code, f.stderr.String())
+		}
+	}
+	if f.starts != 3 {
+		t.Fatalf("%d dialogs with %s=1m, want one more", f.starts, rememberEnv)
+	}
+}
+
+// What ssh sends is shown literally: escape sequences in the prompt reach
+// the dialog as visible text, never as control characters.
+func TestPromptShownLiterally(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	if code := f.run("Allow use of key \x1b]0;evil\a\u202eyek?"); code != 0 {
+		t.Fatalf("exit %d: %s", code, f.stderr.String())
+	}
+	recs, err := store.New(f.paths.DB).List()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records: %v %v", recs, err)
+	}
+	var req dialog.Request
+	if err := json.Unmarshal(recs[0].Request, &req); err != nil {
+		t.Fatal(err)
+	}
+	if want := `Allow use of key \x1b]0;evil\x07\u202eyek?`; req.Message != want {
+		t.Fatalf("the dialog shows %q, want %q", req.Message, want)
+	}
+	if req.Title != title || req.OKLabel != "Allow" || req.CancelLabel != "Deny" || req.DefaultApprove {
+		t.Fatalf("request %+v", req)
+	}
+}
+
+// Whatever is not a confirmation it can ask is refused at once, non-zero,
+// without a dialog or a request: a passphrase prompt above all.
+func TestRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"passphrase prompt", nil, []string{"Enter passphrase for key '/k':"}, "refusing a passphrase prompt"},
+		{"unknown hint", map[string]string{hintEnv: "password"}, []string{"PIN:"}, `"password" is not a prompt`},
+		{"no prompt", map[string]string{hintEnv: hintConfirm}, nil, "only argument"},
+		{"two arguments", map[string]string{hintEnv: hintConfirm}, []string{"a", "b"}, "only argument"},
+		{"empty prompt", map[string]string{hintEnv: hintConfirm}, []string{" "}, "the prompt: must not be empty"},
+		{"bad timeout", map[string]string{hintEnv: hintConfirm, timeoutEnv: "soon"}, []string{"Allow?"}, timeoutEnv},
+		{"timeout out of range", map[string]string{hintEnv: hintConfirm, timeoutEnv: "48h"}, []string{"Allow?"}, timeoutEnv},
+		{"negative remember", map[string]string{hintEnv: hintConfirm, rememberEnv: "-1s"}, []string{"Allow?"}, rememberEnv},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			for k, v := range c.env {
+				f.env[k] = v
+			}
+			code := f.run(c.args...)
+			if code != int(lifecycle.ExitUsage) || !strings.Contains(f.stderr.String(), c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 saying %q", code, f.stderr.String(), c.want)
+			}
+			if f.starts != 0 || len(f.noticed) != 0 {
+				t.Fatalf("%d dialogs and %d notices for a refused prompt", f.starts, len(f.noticed))
+			}
+		})
+	}
+}
+
+// Where nobody can be asked, a confirmation is refused with exit 4.
+func TestConfirmHeadless(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	f.session = platform.Session{Reason: "no display"}
+	if code := f.run("Allow use of key k?"); code != int(lifecycle.ExitHeadless) || f.starts != 0 {
+		t.Fatalf("headless: exit %d after %d dialogs", code, f.starts)
+	}
+}
+
+// A notice shows the prompt until the program is ended, and then exits 0;
+// it is refused where nobody would see it, and its failure is exit 6.
+func TestNotice(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintNone
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if code := f.p.run(ctx, []string{"Confirm user presence for key ED25519-SK"}); code != 0 {
+		t.Fatalf("notice: exit %d, %s", code, f.stderr.String())
+	}
+	if len(f.noticed) != 1 || f.noticed[0] != "SSH: Confirm user presence for key ED25519-SK" || f.starts != 0 {
+		t.Fatalf("noticed %q with %d requests", f.noticed, f.starts)
+	}
+
+	f.session = platform.Session{Reason: "no display"}
+	if code := f.run("Confirm user presence"); code != int(lifecycle.ExitHeadless) {
+		t.Fatalf("headless notice: exit %d", code)
+	}
+	f.session = platform.Session{CanAsk: true}
+	f.p.notice = func(context.Context, string, string) error { return errors.New("no zenity") }
+	if code := f.run("Confirm user presence"); code != int(lifecycle.ExitFailed) || !strings.Contains(f.stderr.String(), "no zenity") {
+		t.Fatalf("failed notice: exit %d, %s", code, f.stderr.String())
+	}
+}

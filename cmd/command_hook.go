@@ -1,0 +1,119 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/hook"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// newHookCommand is ask-confirm hook HOST: an agent host's permission hook,
+// answered by the person in a dialog. It reads the host's JSON on stdin
+// and writes the host's JSON on stdout; the translation both ways is the
+// hook package's, the request's lifecycle the engine's.
+func newHookCommand(a *app) *cobra.Command {
+	s := hook.DefaultSettings()
+	c := &cobra.Command{
+		Use:   "hook HOST",
+		Short: "Answer an AI agent's permission hook (claude-code, codex) with a dialog",
+		Long: `ask-confirm hook is a command hook for Claude Code (HOST claude-code, or claude)
+and Codex (HOST codex). The host runs it with the tool call as JSON on stdin;
+it shows the person what the agent wants to do, with Allow and Deny, and
+prints the host's decision as JSON on stdout.
+
+Allow allows the call and Deny denies it, with a reason the model reads. If
+nobody answers within --wait, the dialog is closed and the question goes
+back to the host's own permission prompt, so two prompts never stand open
+for one call. Give the hook a host timeout above --wait. An identical call
+proposed again (same host, directory, tool and input) collects an answer
+given meanwhile, or within --remember the last one, instead of asking twice.
+
+Claude Code takes decisions from PermissionRequest and PreToolUse hooks,
+Codex from PermissionRequest hooks. Input that cannot be read, or another
+event, exits 1 with an error on stderr, and the host asks its own way.`,
+		Example: `  Claude Code (.claude/settings.json):
+    {"hooks": {"PermissionRequest": [{"matcher": "Bash",
+      "hooks": [{"type": "command", "command": "ask-confirm hook claude-code", "timeout": 360}]}]}}
+  Codex (~/.codex/config.toml):
+    [[hooks.PermissionRequest]]
+    matcher = "Bash"
+    [[hooks.PermissionRequest.hooks]]
+    type = "command"
+    command = "ask-confirm hook codex"
+    timeout = 360`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.runHook(c.Context(), c.InOrStdin(), args[0], s)
+		},
+	}
+	f := c.Flags()
+	f.DurationVar(&s.Wait, "wait", s.Wait, "how long to wait for the person before handing the question back to the host's prompt; keep it below the host's hook timeout (0 to 24h)")
+	f.DurationVar(&s.Remember, "remember", s.Remember, "how long an answer, once the host has received it, is returned again to the same call without a new dialog (0 to 168h)")
+	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "how long an answer given after the hook stopped waiting is kept for the same call proposed again, which receives it once; never less than --remember (0 to 168h)")
+	f.SortFlags = false
+	return c
+}
+
+// runHook answers one hook call of the host named name with settings s,
+// reading the host's input from stdin.
+func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.Settings) error {
+	h, ok := hook.LookupHost(name)
+	if !ok {
+		return a.hookUsage(fmt.Sprintf(msgHookUnknownHost, name), fmt.Sprintf(hintHookHosts, hostNames()))
+	}
+	if err := s.Validate(); err != nil {
+		return a.hookUsage(err.Error(), hintHookFlags)
+	}
+	p, err := readHookInput(h, stdin)
+	if err != nil {
+		// No decision: both hosts show the error and ask their own way.
+		a.out.error(fmt.Sprintf(msgHookInput, h.Name, err))
+		return &exitError{hook.ExitNoDecision}
+	}
+	home, _ := os.UserHomeDir()
+	r, err := a.engine.Ask(ctx, p.Call(home, s))
+	if err != nil {
+		// The hook package promises a valid call; if it ever is not, the
+		// host asks instead.
+		r = lifecycle.ErrorResult("", lifecycle.ExitInternal, err)
+	}
+	resp := p.Respond(r, s.Wait)
+	if _, err := a.stdout.Write(resp.Stdout); err != nil {
+		a.out.error(fmt.Sprintf(msgHookWrite, h.Name, err))
+		return &exitError{hook.ExitNoDecision}
+	}
+	return &exitError{resp.Code}
+}
+
+// readHookInput reads and parses the host's input, at most
+// hook.MaxInputBytes of it: more is malformed.
+func readHookInput(h hook.Host, stdin io.Reader) (hook.Payload, error) {
+	data, err := io.ReadAll(io.LimitReader(stdin, hook.MaxInputBytes+1))
+	if err != nil {
+		return hook.Payload{}, fmt.Errorf(msgHookReadInput, err)
+	}
+	return hook.Parse(h, data)
+}
+
+// hookUsage reports a mistake in the hook's own command line: exit 2,
+// which both hosts take as a block, so a broken hook set-up never allows.
+func (a *app) hookUsage(msg, hint string) error {
+	a.out.error(msg)
+	a.out.hint(hint)
+	return &exitError{lifecycle.ExitUsage}
+}
+
+// hostNames lists the hosts' names for a hint: "claude-code, codex".
+func hostNames() string {
+	var names []string
+	for _, h := range hook.Hosts() {
+		names = append(names, h.Name)
+	}
+	return strings.Join(names, ", ")
+}

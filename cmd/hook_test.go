@@ -1,0 +1,409 @@
+//go:build unix
+
+// In-process tests of ask-confirm hook with the fake-holder fixture of
+// cli_test.go (Unix only, as that fixture is): the host's JSON on stdin,
+// the decision on stdout, against a throwaway store.
+
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/hook"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// hookPayload reads a host's payload from the hook package's testdata.
+func hookPayload(t *testing.T, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "hook", "testdata", file))
+	must(t, err)
+	return b
+}
+
+// hookCases are the host and event pairs that take a decision, each with
+// a payload of that shape.
+var hookCases = []struct {
+	host, file string
+}{
+	{"claude-code", "claude-code/permissionrequest-bash.json"},
+	{"claude-code", "claude-code/pretooluse-bash.json"},
+	{"codex", "codex/permissionrequest-bash.json"},
+}
+
+// runHook runs ask-confirm hook with args in process, as Main does, with
+// stdin holding the host's input.
+func (f *cliFixture) runHook(stdin []byte, args ...string) cliRun {
+	f.t.Helper()
+	file := filepath.Join(f.t.TempDir(), "stdin")
+	must(f.t, os.WriteFile(file, stdin, 0o600))
+	in, err := os.Open(file)
+	must(f.t, err)
+	defer in.Close()
+	saved := os.Stdin
+	os.Stdin = in
+	defer func() { os.Stdin = saved }()
+	return f.runRaw(append([]string{"hook"}, args...)...)
+}
+
+// hookRequest is the request that ask-confirm hook makes of payload.
+func hookRequest(t *testing.T, host string, payload []byte) dialog.Request {
+	t.Helper()
+	h, ok := hook.LookupHost(host)
+	if !ok {
+		t.Fatalf("no host %s", host)
+	}
+	p, err := hook.Parse(h, payload)
+	must(t, err)
+	home, _ := os.UserHomeDir()
+	return p.Request(home)
+}
+
+// hookOutput is every field either host reads, to decode stdout strictly.
+type hookOutput struct {
+	HookSpecificOutput *struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		Decision                 *struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+	SystemMessage string `json:"systemMessage"`
+}
+
+// hookVerdict reads a hook's exit code and stdout: allow, deny or back
+// (the host asks its own way), and the reason given. It fails the test
+// unless the hook exited 0 with exactly one JSON object of a known shape.
+func hookVerdict(t *testing.T, r cliRun) (verdict, reason string) {
+	t.Helper()
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 1 || !strings.HasSuffix(r.stdout, "}\n") {
+		t.Fatalf("exit %d, stdout %q; want exit 0 and one JSON line\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	var o hookOutput
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	must(t, dec.Decode(&o))
+	s := o.HookSpecificOutput
+	switch {
+	case s == nil && o.SystemMessage != "":
+		return "back", o.SystemMessage
+	case s != nil && s.HookEventName == "PreToolUse" && s.PermissionDecision == "ask":
+		return "back", s.PermissionDecisionReason
+	case s != nil && s.HookEventName == "PreToolUse":
+		return s.PermissionDecision, s.PermissionDecisionReason
+	case s != nil && s.HookEventName == "PermissionRequest" && s.Decision != nil:
+		return s.Decision.Behavior, s.Decision.Message
+	}
+	t.Fatalf("stdout %s is neither a decision nor a hand-back", r.stdout)
+	return "", ""
+}
+
+// answeringHolder makes the fixture's holder start record status for the
+// request it was started for, as a person's click would.
+func (f *cliFixture) answeringHolder(status store.Status) {
+	record := f.startHolder
+	f.startHolder = func(argv []string, lock platform.Lock) error {
+		if err := record(argv, lock); err != nil {
+			return err
+		}
+		_, err := f.store.Update(argv[2], func(rec *store.Record, _ bool) (bool, error) {
+			rec.Status, rec.EndedAt = status, time.Now()
+			return true, nil
+		})
+		return err
+	}
+}
+
+// liveHolder stands in for a holder showing req's dialog: it holds the
+// identity's lock until something asks the request to close, then records
+// the end asked for, as a real holder does. It returns a function that
+// reports what it was asked to close with, once it has.
+func (f *cliFixture) liveHolder(req dialog.Request) func() store.Status {
+	f.t.Helper()
+	id := req.Identity()
+	must(f.t, store.EnsureDir(f.paths.Locks))
+	lock, ok, err := platform.TryLock(f.paths.LockFile(id))
+	if err != nil || !ok {
+		f.t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	payload, err := json.Marshal(req)
+	must(f.t, err)
+	now := time.Now()
+	_, err = f.store.Update(id, func(rec *store.Record, _ bool) (bool, error) {
+		*rec = store.Record{ContentHash: req.ContentHash(), Title: req.Title, Request: payload, Status: store.Shown,
+			Attempt: 1, RequestedAt: now, ShownAt: now, Deadline: now.Add(time.Hour), Remember: time.Minute, Version: rec.Version}
+		return true, nil
+	})
+	must(f.t, err)
+	var closed store.Status
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer lock.Release()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			rec, _, err := f.store.Get(id)
+			if err != nil || rec.CancelRequest == "" {
+				continue
+			}
+			closed = rec.CancelRequest
+			_, err = f.store.Update(id, func(r *store.Record, _ bool) (bool, error) {
+				r.Status, r.EndedAt = closed, time.Now()
+				return true, nil
+			})
+			if err != nil {
+				f.t.Errorf("recording %s: %v", closed, err)
+			}
+			return
+		}
+	}()
+	var once sync.Once
+	end := func() { once.Do(func() { close(stop) }); <-done }
+	f.t.Cleanup(end)
+	return func() store.Status {
+		end()
+		return closed
+	}
+}
+
+func TestHookApproved(t *testing.T) {
+	for _, c := range hookCases {
+		t.Run(c.file, func(t *testing.T) {
+			f := newCLIFixture(t)
+			f.answeringHolder(store.Approved)
+			payload := hookPayload(t, c.file)
+			verdict, reason := hookVerdict(t, f.runHook(payload, c.host, "--wait", "10s"))
+			if verdict != "allow" {
+				t.Fatalf("%s %q, want allow", verdict, reason)
+			}
+			if strings.Contains(c.file, "pretooluse") && reason != "approved in the ask-confirm dialog" {
+				t.Fatalf("reason %q", reason)
+			}
+			req := hookRequest(t, c.host, payload)
+			if n := f.spawnCount(); n != 1 {
+				t.Fatalf("%d holders started, want 1", n)
+			}
+			if rec := f.record(req.Identity()); rec.Status != store.Approved || rec.Title != req.Title {
+				t.Fatalf("record %s %q, want approved %q", rec.Status, rec.Title, req.Title)
+			}
+			if got := f.eventsOf(req.Identity()); len(got) == 0 || got[0] != "requested" {
+				t.Fatalf("history of the request: %v", got)
+			}
+		})
+	}
+}
+
+func TestHookDenied(t *testing.T) {
+	for _, c := range hookCases {
+		t.Run(c.file, func(t *testing.T) {
+			f := newCLIFixture(t)
+			f.answeringHolder(store.Denied)
+			verdict, reason := hookVerdict(t, f.runHook(hookPayload(t, c.file), c.host, "--wait", "10s"))
+			if verdict != "deny" || reason != "denied in the ask-confirm dialog" {
+				t.Fatalf("%s %q, want a denial the model can read", verdict, reason)
+			}
+		})
+	}
+}
+
+// Nobody answers within --wait: the dialog is closed (the request ends
+// withdrawn) and the question goes back to the host's prompt.
+func TestHookHandsBackAndWithdraws(t *testing.T) {
+	for _, c := range hookCases {
+		t.Run(c.file, func(t *testing.T) {
+			f := newCLIFixture(t)
+			payload := hookPayload(t, c.file)
+			req := hookRequest(t, c.host, payload)
+			closed := f.liveHolder(req)
+			start := time.Now()
+			verdict, reason := hookVerdict(t, f.runHook(payload, c.host, "--wait", "300ms"))
+			if verdict != "back" || reason != "ask-confirm: nobody answered the dialog within 300ms; it was closed" {
+				t.Fatalf("%s %q, want a hand-back saying the dialog was closed", verdict, reason)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("the hand-back took %s with --wait 300ms", took)
+			}
+			if got := closed(); got != store.Withdrawn {
+				t.Fatalf("the open dialog was asked to close as %q, want withdrawn", got)
+			}
+			if rec := f.record(req.Identity()); rec.Status != store.Withdrawn {
+				t.Fatalf("record %s, want withdrawn", rec.Status)
+			}
+			if f.spawnCount() != 0 {
+				t.Fatalf("a holder was started beside the open dialog")
+			}
+
+			// The same call proposed again asks anew: a withdrawal is no
+			// answer.
+			f.answeringHolder(store.Approved)
+			if verdict, _ := hookVerdict(t, f.runHook(payload, c.host, "--wait", "10s")); verdict != "allow" || f.spawnCount() != 1 {
+				t.Fatalf("after the withdrawal: %s with %d holders started; want a new dialog", verdict, f.spawnCount())
+			}
+		})
+	}
+}
+
+// The same call proposed again gets the answer without a new dialog: the
+// one remembered within --remember, and one given after the hook stopped
+// waiting (its host killed it), once.
+func TestHookSameCallCollectsTheAnswer(t *testing.T) {
+	for _, c := range hookCases {
+		t.Run(c.file, func(t *testing.T) {
+			f := newCLIFixture(t)
+			f.answeringHolder(store.Approved)
+			payload := hookPayload(t, c.file)
+			if verdict, _ := hookVerdict(t, f.runHook(payload, c.host)); verdict != "allow" {
+				t.Fatalf("first call: %s", verdict)
+			}
+			verdict, reason := hookVerdict(t, f.runHook(payload, c.host))
+			if verdict != "allow" || f.spawnCount() != 1 {
+				t.Fatalf("the same call again: %s %q with %d holders started; want the remembered allow", verdict, reason, f.spawnCount())
+			}
+
+			f = newCLIFixture(t)
+			req := hookRequest(t, c.host, payload)
+			f.seedUncollected(req, store.Approved, 5*time.Minute)
+			verdict, reason = hookVerdict(t, f.runHook(payload, c.host))
+			if verdict != "allow" || f.spawnCount() != 0 {
+				t.Fatalf("a late answer: %s %q with %d holders started; want it collected", verdict, reason, f.spawnCount())
+			}
+			if strings.Contains(c.file, "pretooluse") && !strings.HasPrefix(reason, "approved in the ask-confirm dialog at ") {
+				t.Fatalf("reason %q does not say when it was approved", reason)
+			}
+			var collected bool
+			for _, e := range f.events() {
+				collected = collected || (e.Event == "collected" && e.Identity == req.Identity())
+			}
+			if !collected {
+				t.Fatalf("the collection is not in the history: %+v", f.events())
+			}
+
+			// Another directory is another call.
+			other := strings.Replace(string(payload), `"cwd": "/home/dana/src/`, `"cwd": "/home/dana/src/other-`, 1)
+			if other == string(payload) {
+				t.Fatal("the payload has no cwd to change")
+			}
+			if verdict, _ := hookVerdict(t, f.runHook([]byte(other), c.host, "--wait", "0")); verdict == "allow" || f.spawnCount() != 1 {
+				t.Fatalf("a call in another directory: %s with %d holders started; want a new dialog", verdict, f.spawnCount())
+			}
+		})
+	}
+}
+
+func TestHookHeadlessHandsBack(t *testing.T) {
+	for _, c := range hookCases {
+		t.Run(c.file, func(t *testing.T) {
+			f := newCLIFixture(t)
+			f.headless("no display: neither DISPLAY nor WAYLAND_DISPLAY is set")
+			verdict, reason := hookVerdict(t, f.runHook(hookPayload(t, c.file), c.host))
+			if verdict != "back" || reason != "ask-confirm: nobody can be asked: no display: neither DISPLAY nor WAYLAND_DISPLAY is set" {
+				t.Fatalf("%s %q, want a hand-back naming the reason", verdict, reason)
+			}
+			if f.spawnCount() != 0 {
+				t.Fatal("a holder was started with nobody to ask")
+			}
+		})
+	}
+}
+
+func TestHookRefusesInput(t *testing.T) {
+	big := make([]byte, hook.MaxInputBytes+1)
+	for i := range big {
+		big[i] = ' '
+	}
+	cases := []struct {
+		name, host string
+		stdin      []byte
+		says       string
+	}{
+		{"not JSON", "claude-code", []byte("tool_name=Bash\n"), "malformed hook input: it is not one JSON object"},
+		{"no stdin", "codex", nil, "malformed hook input"},
+		{"no tool_input", "codex", []byte(`{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash"}`), "tool_input is missing"},
+		{"Codex's PreToolUse", "codex", hookPayload(t, "codex/pretooluse-bash.json"), "Codex takes no decision from a PreToolUse hook"},
+		{"Claude Code's Stop", "claude", []byte(`{"hook_event_name":"Stop","cwd":"/w"}`), "unsupported hook event"},
+		{"over 16 MiB", "claude-code", big, "larger than 16 MiB"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newCLIFixture(t)
+			r := f.runHook(c.stdin, c.host)
+			f.expectCode(r, hook.ExitNoDecision)
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want none: no decision", r.stdout)
+			}
+			if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "ask-confirm: error: hook ") || !strings.Contains(r.stderr, c.says) {
+				t.Errorf("stderr %q, want one error line saying %q", r.stderr, c.says)
+			}
+			if f.spawnCount() != 0 || len(f.events()) != 0 {
+				t.Errorf("refused input was asked or recorded")
+			}
+		})
+	}
+}
+
+func TestHookUsageErrors(t *testing.T) {
+	payload := hookPayload(t, "codex/permissionrequest-bash.json")
+	cases := []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"unknown host", []string{"gemini"}, `unknown host "gemini"`},
+		{"no host", nil, "accepts 1 arg"},
+		{"two hosts", []string{"codex", "claude"}, "accepts 1 arg"},
+		{"unparsable --wait", []string{"codex", "--wait", "soon"}, "--wait"},
+		{"negative --wait", []string{"codex", "--wait", "-1s"}, "--wait"},
+		{"--wait over a day", []string{"codex", "--wait", "25h"}, "--wait"},
+		{"negative --remember", []string{"codex", "--remember", "-1s"}, "--remember"},
+		{"unknown flag", []string{"codex", "--timeout", "1m"}, "--timeout"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newCLIFixture(t)
+			r := f.runHook(payload, c.args...)
+			f.expectCode(r, lifecycle.ExitUsage)
+			if r.stdout != "" || !strings.Contains(r.stderr, "ask-confirm: error: ") || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "ask-confirm: hint: ") {
+				t.Errorf("stdout %q stderr %q; want nothing on stdout, and an error naming %s with a hint", r.stdout, r.stderr, c.says)
+			}
+			if f.spawnCount() != 0 {
+				t.Errorf("a usage error started a holder")
+			}
+		})
+	}
+	f := newCLIFixture(t)
+	if r := f.runHook(nil, "gemini"); !strings.Contains(r.stderr, "claude-code, codex") {
+		t.Errorf("the hint does not name the hosts: %q", r.stderr)
+	}
+}
+
+func TestHookHelp(t *testing.T) {
+	f := newCLIFixture(t)
+	r := f.runRaw("hook", "--help")
+	if r.code != 0 {
+		t.Fatalf("hook --help exits %d", r.code)
+	}
+	for _, want := range []string{"hook HOST", "--wait duration", "(default 5m0s)", "--remember duration", "(default 1m0s)", "--collect-within duration", "(default 15m0s)", "claude-code", "codex", "PermissionRequest"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("hook --help lacks %q", want)
+		}
+	}
+	if r := f.runRaw("--help"); !strings.Contains(r.stdout, fmt.Sprintf("\n  %-11s", "hook")) {
+		t.Errorf("ask-confirm --help does not list hook:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,162 @@
+//go:build e2e && linux
+
+package cmd
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// These tests drive ask-confirm mcp (the real ask-confirm-mcp, over stdio)
+// with the SDK's client that shows forms (MCP elicitation), as an agent
+// host with an elicitation handler does. With a display the server asks by
+// a real dialog and never through the client; without one it asks through
+// the client's form, and records the answer as a dialog's.
+
+// formHost is a client's elicitation handler that answers every form with
+// answer after a person's reading time, and counts the forms.
+type formHost struct {
+	answer *mcp.ElicitResult
+	mu     sync.Mutex
+	forms  []*mcp.ElicitParams
+}
+
+// readingTime is longer than the 400 ms under which an answer is no
+// person's.
+const readingTime = 700 * time.Millisecond
+
+func (f *formHost) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	f.mu.Lock()
+	f.forms = append(f.forms, req.Params)
+	f.mu.Unlock()
+	select {
+	case <-time.After(readingTime):
+		return f.answer, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (f *formHost) shown() []*mcp.ElicitParams {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*mcp.ElicitParams(nil), f.forms...)
+}
+
+// mcpConnectWithForms starts ask-confirm mcp with args and connects a
+// client that shows forms through host, asking for protocol version (empty:
+// the SDK's latest).
+func (h *harness) mcpConnectWithForms(host *formHost, version string, args ...string) *mcpSession {
+	h.t.Helper()
+	s := &mcpSession{h: h, stderr: &lockedBuffer{}}
+	cmd := h.command(append([]string{"mcp"}, args...))
+	cmd.Stderr = s.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "ask-confirm-form-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: host.elicit})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		h.t.Fatalf("connecting to ask-confirm mcp: %v\nstderr: %s", err, s.stderr)
+	}
+	s.cs, s.cmd = cs, cmd
+	h.t.Cleanup(func() {
+		cs.Close()
+		if h.t.Failed() {
+			h.t.Logf("ask-confirm mcp %s stderr:\n%s", strings.Join(args, " "), s.stderr)
+		}
+	})
+	return s
+}
+
+// requestEvents returns the history's events for the request key.
+func (h *harness) requestEvents(key string) []map[string]any {
+	var events []map[string]any
+	for _, e := range h.history() {
+		if e["identity"] == key {
+			events = append(events, e)
+		}
+	}
+	return events
+}
+
+// With a display, auto asks by a real dialog even a client that shows
+// forms: the agent's host cannot click it. The client is never asked.
+func TestMCPElicitRealDialogFirst(t *testing.T) {
+	h := newRealHarness(t)
+	host := &formHost{answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}}
+	s := h.mcpConnectWithForms(host, "", "--wait", "30s")
+	title := h.title("MCP-elicit-dialog")
+	done := s.start("confirm", map[string]any{"title": title, "message": "Ship v2 with a dialog?"})
+	h.click(title, "approve")
+	c := awaitCall(t, done, 30*time.Second)
+	expectResult(t, c, lifecycle.StatusApproved, "The person approved.")
+	h.waitNoWindow(title, 5*time.Second)
+	if n := len(host.shown()); n != 0 {
+		t.Fatalf("the client was asked %d forms besides the dialog", n)
+	}
+	for _, e := range h.requestEvents(c.out.Key) {
+		if _, ok := e["channel"]; ok {
+			t.Fatalf("a dialog's history event names a channel: %v", e)
+		}
+	}
+}
+
+// Without a display, auto asks through the client's form: accept with
+// "approve" approves, and the history's events name the channel; decline
+// denies. At 2026-07-28 (the SDK's default) the form travels in the tool's
+// result; at 2025-06-18 the server sends it.
+func TestMCPElicitWithoutDisplay(t *testing.T) {
+	for _, tc := range []struct {
+		name, version string
+		answer        *mcp.ElicitResult
+		status, text  string
+	}{
+		{"approve", "2026-07-28", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, lifecycle.StatusApproved, "The person approved."},
+		{"decline", "2025-06-18", &mcp.ElicitResult{Action: "decline"}, lifecycle.StatusDenied, "The person denied. Do not proceed."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newMCPHarness(t)
+			host := &formHost{answer: tc.answer}
+			for _, kv := range h.command([]string{"mcp"}).Env {
+				if strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
+					t.Fatalf("the server's environment has %s", kv)
+				}
+			}
+			s := h.mcpConnectWithForms(host, tc.version, "--wait", "30s")
+			if v := s.cs.InitializeResult().ProtocolVersion; v != tc.version {
+				t.Fatalf("protocol %s, want %s", v, tc.version)
+			}
+			message := "Ship v2 through the form (" + tc.name + ")?"
+			c := s.call("confirm", map[string]any{"title": "Deploy", "message": message})
+			expectResult(t, c, tc.status, tc.text)
+			forms := host.shown()
+			if len(forms) != 1 || !strings.HasPrefix(forms[0].Message, "Deploy\n\n"+message) {
+				t.Fatalf("the client was asked %d forms: %+v", len(forms), forms)
+			}
+			events := h.requestEvents(c.out.Key)
+			var kinds []string
+			for _, e := range events {
+				kinds = append(kinds, e["event"].(string))
+				if e["channel"] != "elicitation" {
+					t.Errorf("history event %v does not name the channel", e)
+				}
+			}
+			if got := strings.Join(kinds, " "); got != "requested shown answered collected" {
+				t.Fatalf("history %q", got)
+			}
+			// The answer is the store's, as a dialog's: the command line
+			// asking the same question gets it.
+			o := h.run("--json", "--title", "Deploy", "--message", message)
+			if o.res.Status != tc.status || !o.res.Remembered || o.res.Key != c.out.Key {
+				t.Fatalf("the command line: %+v\nstderr: %s", o.res, o.stderr)
+			}
+		})
+	}
+}

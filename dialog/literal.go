@@ -1,0 +1,55 @@
+package dialog
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Literal returns s with everything that would not show as itself written
+// out as a visible escape, so that text a front end did not write itself
+// (a shell command, an ssh prompt) is shown exactly as it is, cannot
+// disguise itself, and passes Validate's character checks: invalid UTF-8
+// bytes and control characters as \xNN; C1 controls, bidirectional
+// controls and other invisible format characters (Unicode Cf) and the line
+// and paragraph separators as \uNNNN. With multiline, newlines and tabs
+// stay as they are; otherwise they show as \n and \t. The length of the
+// result is up to the caller.
+func Literal(s string, multiline bool) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' || r == '\t':
+			if multiline {
+				b.WriteRune(r)
+			} else {
+				b.WriteString(strconv.QuoteRune(r)[1:3])
+			}
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
+			if r > 0xffff {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// isBidiOverride reports whether c is one of the bidirectional embedding,
+// override and isolate characters that can make text read differently from
+// what it is.
+func isBidiOverride(c rune) bool {
+	return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
+}

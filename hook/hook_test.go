@@ -1,0 +1,610 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// home is the home directory the payloads in testdata were made under.
+const home = "/home/dana"
+
+// load parses testdata/HOST/NAME.json as that host's hook input.
+func load(t *testing.T, file string) Payload {
+	t.Helper()
+	p, err := Parse(hostOf(t, file), readTestdata(t, file))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return p
+}
+
+func readTestdata(t *testing.T, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func hostOf(t *testing.T, file string) Host {
+	t.Helper()
+	h, ok := LookupHost(filepath.Dir(file))
+	if !ok {
+		t.Fatalf("no host for %s", file)
+	}
+	return h
+}
+
+// parseAs parses a payload given as a Go value, marshalled as a host
+// would send it.
+func parseAs(t *testing.T, hostName string, payload map[string]any) (Payload, error) {
+	t.Helper()
+	b, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := LookupHost(hostName)
+	return Parse(h, b)
+}
+
+// bash is a Claude Code PermissionRequest for a Bash command.
+func bash(cwd, command string) map[string]any {
+	return map[string]any{
+		"session_id":      "4b3c1c0e-2f55-4d0a-9d7e-6a1f3c2b9e11",
+		"transcript_path": "/home/dana/.claude/projects/x.jsonl",
+		"cwd":             cwd,
+		"permission_mode": "default",
+		"hook_event_name": EventPermissionRequest,
+		"tool_name":       "Bash",
+		"tool_input":      map[string]any{"command": command},
+	}
+}
+
+var keyPattern = regexp.MustCompile(`^(claude-code|codex) (\S+) ([0-9a-f]{32})$`)
+
+func TestRequestOfEachPayload(t *testing.T) {
+	cases := []struct {
+		file    string
+		title   string
+		want    []string // in the message, in this order
+		keyTool string
+		scope   string
+	}{
+		{"claude-code/pretooluse-bash.json", "Claude Code: Bash in shop",
+			[]string{"Run this command?\n\nnpm run build && rm -rf dist/legacy\n\n", "Claude Code says: Build the bundle and remove the legacy output\n\n", "Asked by Claude Code in ~/src/shop"},
+			"Bash", "/home/dana/src/shop"},
+		{"claude-code/permissionrequest-bash.json", "Claude Code: Bash in shop",
+			[]string{"Run this command?\n\ngit push --force-with-lease origin release/2.4\n\n", "Claude Code says: Push the rebased release branch", "Asked by Claude Code in ~/src/shop"},
+			"Bash", "/home/dana/src/shop"},
+		{"claude-code/pretooluse-write.json", "Claude Code: Write in shop",
+			[]string{"Write this file?\n\n/home/dana/src/shop/.github/workflows/release.yml\n\n", "(232 bytes of content)", "Asked by Claude Code in ~/src/shop"},
+			"Write", "/home/dana/src/shop"},
+		{"claude-code/pretooluse-edit.json", "Claude Code: Edit in shop",
+			[]string{"Edit this file?\n\n/home/dana/src/shop/src/payments/stripe.ts\n\n", "Asked by Claude Code in ~/src/shop"},
+			"Edit", "/home/dana/src/shop"},
+		{"claude-code/pretooluse-webfetch.json", "Claude Code: WebFetch in shop",
+			[]string{"Fetch this URL?\n\nhttps://docs.stripe.com/api/payment_intents/create\n\n", "Asked by Claude Code in ~/src/shop"},
+			"WebFetch", "/home/dana/src/shop"},
+		{"claude-code/pretooluse-mcp.json", "Claude Code: mcp__github__create_issue in shop",
+			[]string{`Use the tool "create_issue" of the MCP server "github"?` + "\n\n",
+				`{"body":"Steps to reproduce:\n1. Add 101 items\n2. Press <Pay>\n","labels":["bug","checkout"],"owner":"dana-shop","repo":"storefront","title":"Checkout fails for carts over 100 items"}` + "\n\n",
+				"Asked by Claude Code in ~/src/shop"},
+			"mcp__github__create_issue", "/home/dana/src/shop"},
+		{"codex/permissionrequest-bash.json", "Codex: Bash in engine",
+			[]string{"Run this command?\n\ncargo publish -p engine-core\n\n", "Codex says: Publish engine-core 0.9.0 to crates.io\n\n", "Asked by Codex in ~/src/engine"},
+			"Bash", "/home/dana/src/engine"},
+		{"codex/permissionrequest-apply_patch.json", "Codex: apply_patch in engine",
+			[]string{"Apply this patch?\n\nUpdate File: src/lib.rs\nAdd File: CHANGELOG.md\nDelete File: src/legacy.rs\n\n", "(a patch of 212 bytes)", "Asked by Codex in ~/src/engine"},
+			"apply_patch", "/home/dana/src/engine"},
+		{"codex/permissionrequest-mcp.json", "Codex: mcp__postgres__execute_sql in engine",
+			[]string{`Use the tool "execute_sql" of the MCP server "postgres"?` + "\n\n",
+				`{"database":"engine_prod","sql":"DELETE FROM sessions WHERE last_seen < now() - interval '90 days'"}` + "\n\n",
+				"Asked by Codex in ~/src/engine"},
+			"mcp__postgres__execute_sql", "/home/dana/src/engine"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			p := load(t, c.file)
+			call := p.Call(home, DefaultSettings())
+			if err := call.Validate(); err != nil {
+				t.Fatalf("the call does not validate: %v", err)
+			}
+			r := call.Request
+			if r.Title != c.title {
+				t.Errorf("title %q, want %q", r.Title, c.title)
+			}
+			rest := r.Message
+			for _, w := range c.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("message lacks %q (in order):\n%s", w, r.Message)
+				}
+				rest = rest[i+len(w):]
+			}
+			if !strings.HasSuffix(r.Message, c.want[len(c.want)-1]) {
+				t.Errorf("message does not end with where and by whom it is asked:\n%s", r.Message)
+			}
+			m := keyPattern.FindStringSubmatch(r.Key)
+			if m == nil || m[1] != p.Host.Name || m[2] != c.keyTool {
+				t.Errorf("key %q, want %q, the tool %q and 32 hex digits", r.Key, p.Host.Name, c.keyTool)
+			}
+			if r.Scope != c.scope {
+				t.Errorf("scope %q, want %q", r.Scope, c.scope)
+			}
+			if r.OKLabel != "Allow" || r.CancelLabel != "Deny" || r.DefaultApprove {
+				t.Errorf("buttons %q/%q default approve %v; want Allow and Deny, Enter denying", r.OKLabel, r.CancelLabel, r.DefaultApprove)
+			}
+		})
+	}
+}
+
+func TestCallSettings(t *testing.T) {
+	p := load(t, "claude-code/permissionrequest-bash.json")
+	c := p.Call(home, Settings{Wait: 2 * time.Minute, Remember: 30 * time.Second, CollectWithin: 20 * time.Minute})
+	if !c.Withdraw || c.IfHeadless != lifecycle.IfHeadlessFail {
+		t.Errorf("withdraw %v, if-headless %q: want a withdrawn question and no answer without a person", c.Withdraw, c.IfHeadless)
+	}
+	if c.Wait != 2*time.Minute || c.Timeout != 2*time.Minute+10*time.Second || c.Remember != 30*time.Second || c.CollectWithin != 20*time.Minute {
+		t.Errorf("durations wait %s timeout %s remember %s collect %s", c.Wait, c.Timeout, c.Remember, c.CollectWithin)
+	}
+	if d := DefaultSettings(); d.Wait != 5*time.Minute || d.Remember != time.Minute || d.CollectWithin != 15*time.Minute {
+		t.Errorf("defaults %+v, want 5m, 1m, 15m", d)
+	}
+	if c := p.Call(home, Settings{Wait: lifecycle.MaxWait}); c.Timeout != lifecycle.MaxTimeout || c.Validate() != nil {
+		t.Errorf("the longest wait: timeout %s, validation %v", c.Timeout, c.Validate())
+	}
+	for _, c := range []struct {
+		s    Settings
+		flag string
+	}{
+		{Settings{Wait: -time.Second, Remember: time.Minute}, "--wait"},
+		{Settings{Wait: 25 * time.Hour, Remember: time.Minute}, "--wait"},
+		{Settings{Wait: time.Minute, Remember: -time.Second}, "--remember"},
+		{Settings{Wait: time.Minute, Remember: time.Minute, CollectWithin: 200 * time.Hour}, "--collect-within"},
+	} {
+		var ie *dialog.InvalidError
+		if err := c.s.Validate(); !errors.As(err, &ie) || ie.Field != c.flag {
+			t.Errorf("settings %+v: error %v, want one naming %s", c.s, err, c.flag)
+		}
+	}
+	if err := DefaultSettings().Validate(); err != nil {
+		t.Errorf("the default settings: %v", err)
+	}
+}
+
+func TestLookupHost(t *testing.T) {
+	for name, want := range map[string]string{"claude-code": "Claude Code", "claude": "Claude Code", "codex": "Codex"} {
+		if h, ok := LookupHost(name); !ok || h.Agent != want {
+			t.Errorf("LookupHost(%q) = %+v, %v", name, h, ok)
+		}
+	}
+	for _, name := range []string{"", "Claude", "gemini", "claude_code"} {
+		if _, ok := LookupHost(name); ok {
+			t.Errorf("LookupHost(%q) found a host", name)
+		}
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	base := readTestdata(t, "claude-code/permissionrequest-bash.json")
+	h := hostOf(t, "claude-code/permissionrequest-bash.json")
+	request := func(raw []byte) dialog.Request {
+		t.Helper()
+		p, err := Parse(h, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Request(home)
+	}
+	edit := func(change func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(base, &m); err != nil {
+			t.Fatal(err)
+		}
+		change(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want := request(base)
+
+	t.Run("the same call in another key order, session and event", func(t *testing.T) {
+		reordered := []byte(`{"tool_input":{"description":"Push the rebased release branch","command":"git push --force-with-lease origin release/2.4"},
+			"hook_event_name":"PreToolUse","tool_use_id":"toolu_other","tool_name":"Bash","cwd":"/home/dana/src/shop","session_id":"another-session"}`)
+		got := request(reordered)
+		if got.Key != want.Key || got.Identity() != want.Identity() || got.ContentHash() != want.ContentHash() {
+			t.Fatalf("the same call is another request:\n%q\n%q", got.Key, want.Key)
+		}
+	})
+
+	for name, change := range map[string]func(m map[string]any){
+		"another directory": func(m map[string]any) { m["cwd"] = "/home/dana/src/shop-staging" },
+		"another tool":      func(m map[string]any) { m["tool_name"] = "PowerShell" },
+		"another command": func(m map[string]any) {
+			m["tool_input"].(map[string]any)["command"] = "git push --force origin release/2.4"
+		},
+		"another description": func(m map[string]any) {
+			m["tool_input"].(map[string]any)["description"] = "Push it"
+		},
+		"an extra input field": func(m map[string]any) { m["tool_input"].(map[string]any)["timeout"] = 1000 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := request(edit(change))
+			if got.Key == want.Key || got.Identity() == want.Identity() {
+				t.Fatalf("a different call shares the key %q", got.Key)
+			}
+		})
+	}
+
+	t.Run("another host", func(t *testing.T) {
+		codex, _ := LookupHost("codex")
+		p, err := Parse(codex, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Request(home); got.Key == want.Key || got.Identity() == want.Identity() {
+			t.Fatalf("Codex's call shares Claude Code's key %q", got.Key)
+		}
+	})
+
+	t.Run("numbers are kept as written", func(t *testing.T) {
+		a := request([]byte(`{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"X","tool_input":{"n":1.0}}`))
+		b := request([]byte(`{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"X","tool_input":{"n":1}}`))
+		c := request([]byte(`{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"X","tool_input":{"n":12345678901234567890123}}`))
+		if a.Key == b.Key || !strings.Contains(c.Message, "12345678901234567890123") {
+			t.Fatalf("numbers rewritten: %q %q\n%s", a.Key, b.Key, c.Message)
+		}
+	})
+}
+
+func TestKeyOfALongToolName(t *testing.T) {
+	long := "mcp__" + strings.Repeat("s", 300) + "__" + strings.Repeat("t", 300)
+	p, err := parseAs(t, "codex", map[string]any{"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": long, "tool_input": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Request(home)
+	if len(r.Key) > dialog.MaxKeyBytes || !strings.HasPrefix(r.Key, "codex mcp__sss") || !strings.Contains(r.Key, "… ") {
+		t.Fatalf("key of %d bytes: %q", len(r.Key), r.Key)
+	}
+	if !keyPattern.MatchString(r.Key) {
+		t.Fatalf("key %q does not end in the call's hash", r.Key)
+	}
+	if len(r.Title) > dialog.MaxTitleBytes || !strings.Contains(r.Title, "…") {
+		t.Fatalf("title of %d bytes: %q", len(r.Title), r.Title)
+	}
+	other := strings.Replace(long, "t", "u", 1)
+	q, _ := parseAs(t, "codex", map[string]any{"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": other, "tool_input": map[string]any{}})
+	if q.Request(home).Key == r.Key {
+		t.Fatal("two tools that differ after the cut share a key")
+	}
+}
+
+func TestShorteningIsVisible(t *testing.T) {
+	t.Run("bytes", func(t *testing.T) {
+		command := strings.Repeat("x", 5000)
+		p, err := parseAs(t, "claude-code", bash("/w", command))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := p.Request(home).Message
+		if !strings.Contains(m, "\n"+strings.Repeat("x", maxShownBytes)+"\n… 3,500 more bytes not shown\n") {
+			t.Fatalf("a 5000-byte command is not cut visibly at %d bytes:\n%.300s…", maxShownBytes, m)
+		}
+	})
+	t.Run("lines", func(t *testing.T) {
+		var lines []string
+		for i := 1; i <= 100; i++ {
+			lines = append(lines, fmt.Sprintf("echo %03d", i))
+		}
+		p, err := parseAs(t, "claude-code", bash("/w", strings.Join(lines, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := p.Request(home).Message
+		left := len(strings.Join(lines[25:], "\n")) + 1 // and the newline before them
+		if !strings.Contains(m, "echo 025\n… "+thousands(left)+" more bytes not shown") || strings.Contains(m, "echo 026") {
+			t.Fatalf("100 lines not cut visibly after 25:\n%s", m)
+		}
+	})
+	t.Run("within a line", func(t *testing.T) {
+		cwd := "/" + strings.Repeat("d", 3000)
+		p, err := parseAs(t, "claude-code", bash(cwd, "ls"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := p.Request(home).Message
+		if !strings.HasSuffix(m, strings.Repeat("d", maxShownBytes-1)+" … 1,501 more bytes not shown") {
+			t.Fatalf("a long directory is not cut visibly:\n…%s", m[len(m)-100:])
+		}
+	})
+	t.Run("exactly at the limit", func(t *testing.T) {
+		p, err := parseAs(t, "claude-code", bash("/w", strings.Repeat("y", maxShownBytes)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := p.Request(home).Message; strings.Contains(m, "not shown") {
+			t.Fatalf("a command that fits is announced as cut:\n%s", m)
+		}
+	})
+}
+
+func TestHostileText(t *testing.T) {
+	cases := []struct {
+		name    string
+		payload map[string]any
+		want    []string // visible in the message
+	}{
+		{"ANSI escapes", bash("/w", "echo \x1b[31mred\x1b[0m; \x1b]0;title\x07"), []string{`echo \x1b[31mred\x1b[0m; \x1b]0;title\x07`}},
+		{"bidi overrides", bash("/w", "ls \u202egnp.exe\u202c \u2066x\u2069"), []string{`ls \u202egnp.exe\u202c \u2066x\u2069`}},
+		{"NUL", bash("/w", "rm -rf /\u0000 harmless"), []string{`rm -rf /\x00 harmless`}},
+		{"C1 controls and invisible characters", bash("/w", "a\u0085b\u009bc\u200bd\ufeffe\u00adf\u2028g"), []string{`a\u0085b\u009bc\u200bd\ufeffe\u00adf\u2028g`}},
+		{"carriage return hiding text", bash("/w", "rm -rf ~\rls"), []string{`rm -rf ~\x0dls`}},
+		{"a tag character", bash("/w", "x\U000E0041y"), []string{`x\U000e0041y`}},
+		{"control characters in the directory", bash("/w/\x1b[2J\n/evil", "ls"), []string{`in /w/\x1b[2J\n/evil`}},
+		{"control characters in the description", map[string]any{
+			"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": "ls", "description": "fine\x1b[8m hidden"},
+		}, []string{`Claude Code says: fine\x1b[8m hidden`}},
+		{"control characters in an MCP tool's name", map[string]any{
+			"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": "mcp__s\x1b__t\u202e",
+			"tool_input": map[string]any{"q": "\u202e"},
+		}, []string{`Use the tool "t\u202e" of the MCP server "s\x1b"?`, `{"q":"\u202e"}`}},
+		{"a megabyte command", bash("/w", strings.Repeat("\x1b", 1<<20)), []string{strings.Repeat(`\x1b`, maxShownBytes) + "\n… 1,047,076 more bytes not shown"}},
+		{"a directory over the scope's limit", bash("/"+strings.Repeat("\u202e", 3000), "ls"), []string{`in /\u202e\u202e`, "more bytes not shown"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := parseAs(t, "claude-code", c.payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := p.Call(home, DefaultSettings())
+			if err := call.Validate(); err != nil {
+				t.Fatalf("the call does not validate: %v", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(call.Request.Message, w) {
+					t.Errorf("message lacks %q:\n%.2000s", w, call.Request.Message)
+				}
+			}
+			if len(call.Request.Message) > 20<<10 {
+				t.Errorf("message of %d bytes", len(call.Request.Message))
+			}
+		})
+	}
+}
+
+// Go's decoder reads invalid UTF-8 in a JSON string as U+FFFD, which shows;
+// dialog.Literal shows invalid bytes that reach it as \xNN.
+func TestInvalidUTF8(t *testing.T) {
+	raw := []byte("{\"hook_event_name\":\"PermissionRequest\",\"cwd\":\"/w\xff\",\"tool_name\":\"Ba\xc3sh\",\"tool_input\":{\"command\":\"ls \xfe\xff\"}}")
+	p, err := Parse(hostOf(t, "claude-code/x"), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Call(home, DefaultSettings())
+	if err := c.Validate(); err != nil {
+		t.Fatalf("the call does not validate: %v", err)
+	}
+	if !strings.Contains(c.Request.Message, "ls \ufffd\ufffd") {
+		t.Errorf("message:\n%s", c.Request.Message)
+	}
+	if got := dialog.Literal("a\xffb\xe2\x80", true); got != `a\xffb\xe2\x80` {
+		t.Errorf("Literal of invalid UTF-8: %q", got)
+	}
+	if got := dialog.Literal("tab\there\nnew", false); got != `tab\there\nnew` {
+		t.Errorf("Literal within a line: %q", got)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	cases := []struct {
+		name string
+		host string
+		in   string
+		want error
+		says string
+	}{
+		{"empty input", "claude-code", ``, ErrMalformed, "not one JSON object"},
+		{"not JSON", "claude-code", `tool_name=Bash`, ErrMalformed, "not one JSON object"},
+		{"an array", "codex", `[{"hook_event_name":"PermissionRequest"}]`, ErrMalformed, "not one JSON object"},
+		{"two objects", "codex", `{} {}`, ErrMalformed, "not one JSON object"},
+		{"null", "codex", `null`, ErrMalformed, "hook_event_name is missing"},
+		{"no event", "claude-code", `{"cwd":"/w","tool_name":"Bash","tool_input":{}}`, ErrMalformed, "hook_event_name is missing"},
+		{"event of the wrong type", "claude-code", `{"hook_event_name":7,"cwd":"/w","tool_name":"Bash","tool_input":{}}`, ErrMalformed, "not one JSON object"},
+		{"no cwd", "claude-code", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}`, ErrMalformed, "cwd is missing"},
+		{"empty cwd", "claude-code", `{"hook_event_name":"PreToolUse","cwd":"","tool_name":"Bash","tool_input":{}}`, ErrMalformed, "cwd is missing"},
+		{"no tool", "codex", `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_input":{}}`, ErrMalformed, "tool_name is missing"},
+		{"no input", "codex", `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash"}`, ErrMalformed, "tool_input is missing"},
+		{"null input", "codex", `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash","tool_input":null}`, ErrMalformed, "tool_input is missing"},
+		{"input not an object", "codex", `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash","tool_input":"ls"}`, ErrMalformed, "tool_input is not a JSON object"},
+		{"Claude Code's Stop", "claude-code", `{"hook_event_name":"Stop","cwd":"/w","stop_hook_active":false}`, ErrUnsupportedEvent, "Claude Code takes no decision from a Stop hook; install ask-confirm hook claude-code under PermissionRequest or PreToolUse"},
+		{"Claude Code's PostToolUse", "claude-code", `{"hook_event_name":"PostToolUse","cwd":"/w","tool_name":"Bash","tool_input":{}}`, ErrUnsupportedEvent, "PostToolUse"},
+		{"Codex's PreToolUse", "codex", string(readTestdata(t, "codex/pretooluse-bash.json")), ErrUnsupportedEvent, "Codex takes no decision from a PreToolUse hook; install ask-confirm hook codex under PermissionRequest"},
+		{"an event with escapes", "codex", `{"hook_event_name":"Pre\u001b[2J"}`, ErrUnsupportedEvent, `Pre\x1b[2J`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, _ := LookupHost(c.host)
+			_, err := Parse(h, []byte(c.in))
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("error %v, want %v saying %q", err, c.want, c.says)
+			}
+			if strings.ContainsAny(err.Error(), "\n\x1b") {
+				t.Fatalf("error is not one plain line: %q", err)
+			}
+		})
+	}
+	t.Run("over the size limit", func(t *testing.T) {
+		big := append([]byte(`{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash","tool_input":{"command":"`), make([]byte, MaxInputBytes)...)
+		if _, err := Parse(hostOf(t, "codex/x"), big); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "larger than 16 MiB") {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+// The outputs, mirroring exactly the shapes the hosts document. Decoded
+// with DisallowUnknownFields, as Codex does, they fail on any other field.
+type (
+	preToolUseOutput struct {
+		HookSpecificOutput *struct {
+			HookEventName            string  `json:"hookEventName"`
+			PermissionDecision       string  `json:"permissionDecision"`
+			PermissionDecisionReason *string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+		SystemMessage *string `json:"systemMessage"`
+	}
+	permissionRequestOutput struct {
+		HookSpecificOutput *struct {
+			HookEventName string `json:"hookEventName"`
+			Decision      *struct {
+				Behavior string  `json:"behavior"`
+				Message  *string `json:"message"`
+			} `json:"decision"`
+		} `json:"hookSpecificOutput"`
+		SystemMessage *string `json:"systemMessage"`
+	}
+)
+
+// decodeStrictly decodes out, one JSON object and a newline, into v.
+func decodeStrictly(t *testing.T, out []byte, v any) {
+	t.Helper()
+	if !json.Valid(out) || !strings.HasSuffix(string(out), "}\n") || strings.Count(string(out), "\n") != 1 {
+		t.Fatalf("stdout is not one JSON object on one line: %q", out)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("stdout %s does not have the documented shape: %v", out, err)
+	}
+}
+
+func TestRespond(t *testing.T) {
+	answered := time.Date(2026, 5, 4, 14, 3, 0, 0, time.Local)
+	at := " at " + answered.Format("15:04")
+	type want struct {
+		verdict string // allow, deny or back
+		reason  string // the reason, or the start of a hand-back's
+	}
+	cases := []struct {
+		name string
+		r    lifecycle.Result
+		want want
+	}{
+		{"approved", lifecycle.Result{Status: lifecycle.StatusApproved, ExitCode: lifecycle.ExitApproved}, want{"allow", "approved in the ask-confirm dialog"}},
+		{"approved, remembered", lifecycle.Result{Status: lifecycle.StatusApproved, ExitCode: lifecycle.ExitApproved, Remembered: true, AnsweredAt: answered}, want{"allow", "approved in the ask-confirm dialog" + at}},
+		{"approved without a person", lifecycle.Result{Status: lifecycle.StatusApproved, ExitCode: lifecycle.ExitApproved, Headless: true, Message: "approved without asking: no display (--if-headless approve)"}, want{"back", "ask-confirm: approved without asking"}},
+		{"approved with a failing code", lifecycle.Result{Status: lifecycle.StatusApproved, ExitCode: lifecycle.ExitInternal, Message: "recording: disk full"}, want{"back", "ask-confirm: recording: disk full"}},
+		{"denied", lifecycle.Result{Status: lifecycle.StatusDenied, ExitCode: lifecycle.ExitDenied}, want{"deny", "denied in the ask-confirm dialog"}},
+		{"denied, remembered", lifecycle.Result{Status: lifecycle.StatusDenied, ExitCode: lifecycle.ExitDenied, Remembered: true, AnsweredAt: answered}, want{"deny", "denied in the ask-confirm dialog" + at}},
+		{"cancelled", lifecycle.Result{Status: lifecycle.StatusCancelled, ExitCode: lifecycle.ExitDenied}, want{"deny", "the request was cancelled with ask-confirm cancel"}},
+		{"cancelled, remembered", lifecycle.Result{Status: lifecycle.StatusCancelled, ExitCode: lifecycle.ExitDenied, Remembered: true, AnsweredAt: answered}, want{"deny", "the request was cancelled with ask-confirm cancel"}},
+		{"withdrawn", lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, want{"back", "ask-confirm: nobody answered the dialog within 5m; it was closed"}},
+		{"pending", lifecycle.Result{Status: lifecycle.StatusPending, ExitCode: lifecycle.ExitPending}, want{"back", "ask-confirm: the dialog gave no answer within 5m"}},
+		{"expired", lifecycle.Result{Status: lifecycle.StatusExpired, ExitCode: lifecycle.ExitExpired}, want{"back", "ask-confirm: nobody answered the dialog before it timed out"}},
+		{"headless", lifecycle.Result{Status: lifecycle.StatusHeadless, ExitCode: lifecycle.ExitHeadless, Headless: true, Message: "nobody can be asked: no display"}, want{"back", "ask-confirm: nobody can be asked: no display"}},
+		{"failed", lifecycle.Result{Status: lifecycle.StatusFailed, ExitCode: lifecycle.ExitFailed, Message: "the dialog could not be shown: zenity crashed"}, want{"back", "ask-confirm: the dialog could not be shown: zenity crashed"}},
+		{"superseded", lifecycle.Result{Status: lifecycle.StatusSuperseded, ExitCode: lifecycle.ExitSuperseded}, want{"back", "ask-confirm: the dialog was replaced"}},
+		{"error", lifecycle.Result{Status: lifecycle.StatusError, ExitCode: lifecycle.ExitInternal, Message: "the answer store is unusable: \x1b[2Jlocked"}, want{"back", `ask-confirm: the answer store is unusable: \x1b[2Jlocked`}},
+		{"error without a message", lifecycle.Result{Status: lifecycle.StatusError, ExitCode: lifecycle.ExitInternal}, want{"back", "ask-confirm: the dialog gave no answer"}},
+		{"an unknown status", lifecycle.Result{Status: "maybe", ExitCode: lifecycle.ExitApproved}, want{"back", "ask-confirm: "}},
+		{"the zero result", lifecycle.Result{}, want{"back", "ask-confirm: "}},
+	}
+	payloads := []string{"claude-code/pretooluse-bash.json", "claude-code/permissionrequest-bash.json", "codex/permissionrequest-bash.json"}
+	for _, file := range payloads {
+		p := load(t, file)
+		for _, c := range cases {
+			t.Run(file+"/"+c.name, func(t *testing.T) {
+				resp := p.Respond(c.r, 5*time.Minute)
+				if resp.Code != ExitAnswered {
+					t.Fatalf("exit %d with a decision on stdout; both hosts read stdout only after exit 0", resp.Code)
+				}
+				verdict, reason := readResponse(t, p.Event, resp.Stdout)
+				wantReason, exact := c.want.reason, c.want.verdict != "back"
+				if c.want.verdict == "allow" && p.Event == EventPermissionRequest {
+					wantReason = "" // an allow carries nothing else
+				}
+				if verdict != c.want.verdict || (exact && reason != wantReason) || !strings.HasPrefix(reason, wantReason) {
+					t.Fatalf("%s %q, want %s %q\nstdout: %s", verdict, reason, c.want.verdict, wantReason, resp.Stdout)
+				}
+				if verdict == "allow" && c.r.Status != lifecycle.StatusApproved {
+					t.Fatalf("%s allowed", c.r.Status)
+				}
+				if c.want.verdict == "back" && c.want.reason == "ask-confirm: " && len(reason) <= len("ask-confirm: ") {
+					t.Fatalf("a hand-back says nothing: %q", reason)
+				}
+			})
+		}
+	}
+}
+
+// readResponse decodes a hook's stdout for event strictly and returns its
+// verdict (allow, deny or back) and reason.
+func readResponse(t *testing.T, event string, stdout []byte) (verdict, reason string) {
+	t.Helper()
+	if event == EventPreToolUse {
+		var o preToolUseOutput
+		decodeStrictly(t, stdout, &o)
+		s := o.HookSpecificOutput
+		if s == nil || s.HookEventName != EventPreToolUse || o.SystemMessage != nil || s.PermissionDecisionReason == nil {
+			t.Fatalf("PreToolUse output %s: want hookSpecificOutput for PreToolUse with a reason, and nothing else", stdout)
+		}
+		switch s.PermissionDecision {
+		case "allow", "deny":
+			return s.PermissionDecision, *s.PermissionDecisionReason
+		case "ask":
+			return "back", *s.PermissionDecisionReason
+		}
+		t.Fatalf("permissionDecision %q", s.PermissionDecision)
+	}
+	var o permissionRequestOutput
+	decodeStrictly(t, stdout, &o)
+	s := o.HookSpecificOutput
+	switch {
+	case s == nil && o.SystemMessage != nil:
+		return "back", *o.SystemMessage
+	case s == nil || s.HookEventName != EventPermissionRequest || s.Decision == nil || o.SystemMessage != nil:
+		t.Fatalf("PermissionRequest output %s: want a decision or only a systemMessage", stdout)
+	case s.Decision.Behavior == "allow" && s.Decision.Message == nil:
+		return "allow", ""
+	case s.Decision.Behavior == "allow":
+		t.Fatalf("an allow with a message: %s", stdout)
+	case s.Decision.Behavior == "deny" && s.Decision.Message != nil:
+		return "deny", *s.Decision.Message
+	}
+	t.Fatalf("PermissionRequest decision %s", stdout)
+	return "", ""
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute: "5m", 2 * time.Second: "2s", 90 * time.Second: "1m30s", time.Hour: "1h",
+		time.Hour + 30*time.Minute: "1h30m", 0: "0s", 1500 * time.Millisecond: "1.5s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 12345: "12,345", 1047076: "1,047,076"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package hook
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// Settings say how long a hook waits for the person and how long the
+// answer is kept: the hook command's flags.
+type Settings struct {
+	// Wait is how long the hook waits before it hands the question back to
+	// the host's own prompt. It must stay below the host's hook timeout.
+	Wait time.Duration
+	// Remember and CollectWithin are lifecycle.Call's.
+	Remember      time.Duration
+	CollectWithin time.Duration
+}
+
+// DefaultSettings waits 5 minutes, safely below the 600 s that both
+// hosts give a command hook by default, and keeps answers as the command
+// line does.
+func DefaultSettings() Settings {
+	d := lifecycle.DefaultCall()
+	return Settings{Wait: 5 * time.Minute, Remember: d.Remember, CollectWithin: d.CollectWithin}
+}
+
+// dialogGrace is how long the dialog outlives the wait. The hook closes
+// its dialog itself when the wait runs out; this bounds how long the dialog
+// of a hook that its host killed first stays on screen.
+const dialogGrace = 10 * time.Second
+
+// Validate reports the first setting out of its limits, as a
+// *dialog.InvalidError naming its flag (--wait, --remember,
+// --collect-within).
+func (s Settings) Validate() error {
+	return s.call(dialog.Request{Message: msgRunCommand, OKLabel: labelAllow, CancelLabel: labelDeny, Icon: "question"}).Validate()
+}
+
+// call is the lifecycle.Call that asks r with s. Nothing approves without
+// a person (IfHeadlessFail), and a question still open when the wait runs
+// out is withdrawn, so that the host's prompt is then the only one open.
+func (s Settings) call(r dialog.Request) lifecycle.Call {
+	c := lifecycle.DefaultCall()
+	c.Request = r
+	c.Wait, c.Remember, c.CollectWithin = s.Wait, s.Remember, s.CollectWithin
+	c.Timeout = min(s.Wait+dialogGrace, lifecycle.MaxTimeout)
+	c.IfHeadless = lifecycle.IfHeadlessFail
+	c.Withdraw = true
+	return c
+}
+
+// Call is the request that asks the person about p with s. home is the
+// person's home directory, shown as ~ (empty shows every path in full).
+// Its request always passes dialog.Request.Validate, whatever the payload.
+func (p Payload) Call(home string, s Settings) lifecycle.Call { return s.call(p.Request(home)) }
+
+// Request is the dialog that asks the person about p: the agent, tool and
+// project in the title, what the call will do in the message, Allow and
+// Deny (the default button, so Enter denies), the working directory as the
+// scope, and a key that names the call. Everything from the payload is
+// shown literally, with invisible characters escaped.
+func (p Payload) Request(home string) dialog.Request {
+	return dialog.Request{
+		Title:       p.title(),
+		Message:     p.message(home),
+		OKLabel:     labelAllow,
+		CancelLabel: labelDeny,
+		Icon:        "question",
+		Scope:       p.scope(),
+		Key:         p.key(),
+	}
+}
+
+// Caps on the names in a title, within dialog.MaxTitleBytes.
+const (
+	maxTitleTool    = 120
+	maxTitleProject = 100
+)
+
+func (p Payload) title() string {
+	project := filepath.Base(p.Cwd)
+	return fmt.Sprintf(titleFormat, p.Host.Agent, capLine(p.ToolName, maxTitleTool), capLine(project, maxTitleProject))
+}
+
+// key is the request's identity key, readable in ask-confirm list and
+// status: "claude-code Bash 1f3a…". The tool's name is cut, visibly, to
+// keep the key within dialog.MaxKeyBytes; the hash names the call.
+func (p Payload) key() string {
+	room := dialog.MaxKeyBytes - len(p.Host.Name) - keyHashLen - len(" ")*2
+	return p.Host.Name + " " + capLine(p.ToolName, room) + " " + p.callHash()[:keyHashLen]
+}
+
+// scope is the working directory, escaped. One too long for a scope is
+// cut and followed by its hash, so two long directories never share one.
+func (p Payload) scope() string {
+	s := dialog.Literal(p.Cwd, false)
+	if len(s) <= dialog.MaxScopeBytes {
+		return s
+	}
+	h := sha256.Sum256([]byte(p.Cwd))
+	sum := hex.EncodeToString(h[:])
+	return cutAt(s, dialog.MaxScopeBytes-len(sum)-len(cutMark)-1) + cutMark + " " + sum
+}
+
+// message is the dialog's text: what the call will do, the agent's own
+// words about it, and where and by whom it is asked.
+func (p Payload) message(home string) string {
+	pr := p.propose()
+	parts := append([]string{pr.question, shorten(pr.subject)}, pr.notes...)
+	parts = append(parts, fmt.Sprintf(msgAskedBy, p.Host.Agent, shortenLine(tilde(p.Cwd, home))))
+	return strings.Join(parts, "\n\n")
+}
+
+// tilde shows dir under home as ~/...
+func tilde(dir, home string) string {
+	home = strings.TrimSuffix(home, string(filepath.Separator))
+	switch {
+	case home == "":
+		return dir
+	case dir == home:
+		return "~"
+	case strings.HasPrefix(dir, home+string(filepath.Separator)):
+		return "~" + dir[len(home):]
+	}
+	return dir
+}

@@ -1,0 +1,156 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// The exit codes of ask-confirm hook, as both hosts read them: stdout is
+// read only after exit 0; exit 2 blocks the tool call (never used for an
+// outcome: a usage error of the hook's own command line); any other code
+// is a failed hook, and the host asks the person its own way.
+const (
+	// ExitAnswered: stdout holds the decision, or the hand-back.
+	ExitAnswered = lifecycle.ExitApproved
+	// ExitNoDecision: the input was refused; stderr says why.
+	ExitNoDecision = lifecycle.ExitDenied
+)
+
+// Response is what ask-confirm hook gives its host: stdout, one JSON
+// object and a newline, and the exit code.
+type Response struct {
+	Stdout []byte
+	Code   lifecycle.ExitCode
+}
+
+// verdict is what a result means for the host.
+type verdict int
+
+const (
+	// handBack leaves the decision to the host's own prompt.
+	handBack verdict = iota
+	allow
+	deny
+)
+
+// Respond turns the engine's result for p into the host's response. wait
+// is the hook's --wait, which a hand-back names. Only a result approved
+// by a person (status approved, exit 0) allows; a denial or cancellation
+// denies, with a reason for the model; anything else hands the question
+// back to the host's own prompt, saying why.
+func (p Payload) Respond(r lifecycle.Result, wait time.Duration) Response {
+	v, reason := judge(r, wait)
+	var out output
+	switch {
+	case p.Event == EventPreToolUse:
+		out.Specific = &specificOutput{HookEventName: p.Event, PermissionDecision: preToolUseDecision(v), PermissionDecisionReason: reason}
+	case v == allow:
+		out.Specific = &specificOutput{HookEventName: p.Event, Decision: &decision{Behavior: "allow"}}
+	case v == deny:
+		out.Specific = &specificOutput{HookEventName: p.Event, Decision: &decision{Behavior: "deny", Message: reason}}
+	default:
+		out.SystemMessage = reason
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// Only our own strings and the engine's are encoded: this cannot fail.
+	_ = enc.Encode(out)
+	return Response{Stdout: b.Bytes(), Code: ExitAnswered}
+}
+
+// output is a hook's stdout: the fields both hosts document, and no other
+// (Codex refuses unknown ones, and treats updatedInput, interrupt,
+// continue, stopReason and suppressOutput as a failed hook).
+type output struct {
+	Specific      *specificOutput `json:"hookSpecificOutput,omitempty"`
+	SystemMessage string          `json:"systemMessage,omitempty"`
+}
+
+// specificOutput is hookSpecificOutput: permissionDecision and its reason
+// for PreToolUse, decision for PermissionRequest.
+type specificOutput struct {
+	HookEventName            string    `json:"hookEventName"`
+	PermissionDecision       string    `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string    `json:"permissionDecisionReason,omitempty"`
+	Decision                 *decision `json:"decision,omitempty"`
+}
+
+// decision is a PermissionRequest's decision; Message goes with deny.
+type decision struct {
+	Behavior string `json:"behavior"`
+	Message  string `json:"message,omitempty"`
+}
+
+// preToolUseDecision is v as Claude Code's PreToolUse permissionDecision:
+// "ask" shows Claude Code's own permission prompt.
+func preToolUseDecision(v verdict) string {
+	switch v {
+	case allow:
+		return "allow"
+	case deny:
+		return "deny"
+	default:
+		return "ask"
+	}
+}
+
+// judge reads the engine's result: the verdict, and the reason the host
+// passes on.
+func judge(r lifecycle.Result, wait time.Duration) (verdict, string) {
+	switch r.Status {
+	case lifecycle.StatusApproved:
+		if r.ExitCode == lifecycle.ExitApproved && !r.Headless {
+			return allow, answeredAt(reasonApproved, r)
+		}
+	case lifecycle.StatusDenied:
+		return deny, answeredAt(reasonDenied, r)
+	case lifecycle.StatusCancelled:
+		return deny, reasonCancelled
+	}
+	return handBack, handBackPrefix + handBackReason(r, wait)
+}
+
+// answeredAt adds when a remembered answer was given.
+func answeredAt(reason string, r lifecycle.Result) string {
+	if !r.Remembered || r.AnsweredAt.IsZero() {
+		return reason
+	}
+	return fmt.Sprintf(reasonAnsweredAt, reason, r.AnsweredAt.Local().Format("15:04"))
+}
+
+// handBackReason says why the host must ask the person itself.
+func handBackReason(r lifecycle.Result, wait time.Duration) string {
+	switch r.Status {
+	case lifecycle.StatusWithdrawn:
+		return fmt.Sprintf(handBackWithdraw, shortDuration(wait))
+	case lifecycle.StatusPending:
+		return fmt.Sprintf(handBackPending, shortDuration(wait))
+	case lifecycle.StatusExpired:
+		return handBackExpired
+	case lifecycle.StatusSuperseded:
+		return handBackReplaced
+	}
+	if r.Message == "" {
+		return handBackUnknown
+	}
+	// headless, failed, error: the engine's own words say why.
+	return capLine(r.Message, maxShownBytes)
+}
+
+// shortDuration writes d as a person would: 5m, 1h30m, 90s is 1m30s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package hook
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+)
+
+// Caps on each text the dialog shows from a payload: a command, a path, an
+// input. A person judges the first lines; the rest is announced, never
+// dropped silently. They keep a whole message far below
+// dialog.MaxMessageBytes, however much each escape lengthens the text.
+const (
+	maxShownBytes = 1500
+	maxShownLines = 25
+)
+
+// shorten returns s as the dialog shows it as a block: escaped
+// (dialog.Literal), without trailing newlines, and cut after maxShownLines
+// lines or maxShownBytes bytes of s, with a last line saying how many bytes
+// were left out.
+func shorten(s string) string {
+	s = strings.TrimRight(s, "\n")
+	cut := cutPoint(s, maxShownLines)
+	shown := dialog.Literal(s[:cut], true)
+	if cut == len(s) {
+		return shown
+	}
+	return strings.TrimRight(shown, "\n") + "\n" + notShown(len(s)-cut)
+}
+
+// shortenLine is shorten for text shown within a line: newlines and tabs
+// are escaped too.
+func shortenLine(s string) string {
+	cut := cutPoint(s, -1)
+	shown := dialog.Literal(s[:cut], false)
+	if cut == len(s) {
+		return shown
+	}
+	return shown + " " + notShown(len(s)-cut)
+}
+
+// capLine returns s escaped for one line (a title, a key, a name in a
+// question) and cut to at most limit bytes, ending in "…" when cut.
+func capLine(s string, limit int) string {
+	e := dialog.Literal(s, false)
+	if len(e) <= limit {
+		return e
+	}
+	return cutAt(e, limit-len(cutMark)) + cutMark
+}
+
+// cutPoint is where s is cut: after maxShownBytes bytes, or before the
+// newline that ends line number lines (none when lines < 0).
+func cutPoint(s string, lines int) int {
+	end := len(cutAt(s, maxShownBytes))
+	if lines < 0 {
+		return end
+	}
+	n := 0
+	for i := range end {
+		if s[i] == '\n' {
+			if n++; n == lines {
+				return i
+			}
+		}
+	}
+	return end
+}
+
+// cutAt returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence. Invalid bytes are never held back for long:
+// dialog.Literal shows them anyway.
+func cutAt(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for back := 0; back < utf8.UTFMax && n-back > 0; back++ {
+		if utf8.RuneStart(s[n-back]) {
+			return s[:n-back]
+		}
+	}
+	return s[:n]
+}
+
+// notShown is the line that announces n bytes left out.
+func notShown(n int) string {
+	if n == 1 {
+		return msgNotShownOne
+	}
+	return fmt.Sprintf(msgNotShown, thousands(n))
+}
+
+// thousands writes n with commas between groups of three digits: 12,345.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

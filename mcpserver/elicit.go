@@ -1,0 +1,326 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// Asking through the client: where no dialog can be shown (or always, with
+// --ask-with elicitation), the engine asks the person through a form the
+// client shows (MCP elicitation). The engine runs the form's Backend in a
+// goroutine of this process that holds the request's lock, records the
+// answer as a holder would, and reads an answer faster than a person can
+// as "not shown". The Backend is one of two, by protocol version:
+//
+//   - sessionForm, below 2026-07-28: it sends elicitation/create over the
+//     session itself, so the form may outlive the tool call that asked.
+//   - relayedForm, from 2026-07-28 on, where a server may ask for input only
+//     in a tool call's result: it poses the form in questions, which the
+//     confirm tool returns as an input request and to which the client's
+//     retry of the call brings the answer.
+//
+// Either way only an explicit "approve" in the form's required field is
+// an approval; anything unexpected is an error, which fails the request.
+
+// The values of --ask-with.
+const (
+	askDialog      = "dialog"
+	askElicitation = "elicitation"
+	askAuto        = "auto"
+)
+
+// channelName is the name the engine records a form's requests under, in
+// the store and the history.
+const channelName = "elicitation"
+
+// The form's one field and its two values.
+const (
+	decisionField   = "decision"
+	decisionApprove = "approve"
+	decisionDeny    = "deny"
+)
+
+// multiRoundTripVersion is the first protocol version in which a server
+// asks a client for input only through a tool call's result (SEP-2322).
+// Versions are dates, so they compare as strings.
+const multiRoundTripVersion = "2026-07-28"
+
+// canElicit reports whether a client with caps shows forms: it declared
+// elicitation, and not only its URL mode. Before 2025-11-25 an empty
+// elicitation capability meant forms.
+func canElicit(caps *mcp.ClientCapabilities) bool {
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
+
+// multiRoundTrip reports whether ss speaks 2026-07-28 or later, where the
+// server may not send elicitation/create itself. A session that never
+// initialized (2026-07-28 needs no initialize) counts as the latest, as
+// the SDK counts it.
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= multiRoundTripVersion
+}
+
+// formFor is the form that asks r: its title and message, and one required
+// choice between approve and deny with no default, so that a host that
+// submits forms unread submits nothing that approves.
+func formFor(r dialog.Request) *mcp.ElicitParams {
+	title := r.Title
+	if title == "" {
+		title = dialog.DefaultTitle
+	}
+	return &mcp.ElicitParams{
+		Mode:    "form",
+		Message: fmt.Sprintf(formMessage, title, r.Message),
+		RequestedSchema: &jsonschema.Schema{
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				decisionField: {
+					Type:        "string",
+					Title:       formDecisionTitle,
+					Description: fmt.Sprintf(formDecisionHelp, decisionApprove, r.OKLabel, decisionDeny, r.CancelLabel),
+					Enum:        []any{decisionApprove, decisionDeny},
+					// The button labels the request asked for, where the
+					// host shows titled choices.
+					Extra: map[string]any{"enumNames": []any{r.OKLabel, r.CancelLabel}},
+				},
+			},
+			Required: []string{decisionField},
+		},
+	}
+}
+
+// readDecision turns the client's answer to a form into a Backend's: true
+// only for accept with decision "approve"; false for accept with "deny",
+// decline and cancel; an error for anything else.
+func readDecision(res mcp.InputResponse) (bool, error) {
+	r, ok := res.(*mcp.ElicitResult)
+	if !ok || r == nil {
+		return false, fmt.Errorf(msgFormNotAnswer, res)
+	}
+	switch r.Action {
+	case "accept":
+	case "decline", "cancel":
+		return false, nil
+	default:
+		return false, fmt.Errorf(msgFormAction, r.Action)
+	}
+	v, found := r.Content[decisionField]
+	switch {
+	case !found:
+		return false, errors.New(msgFormNoDecision)
+	case v == decisionApprove:
+		return true, nil
+	case v == decisionDeny:
+		return false, nil
+	default:
+		return false, fmt.Errorf(msgFormDecision, v)
+	}
+}
+
+// sessionForm is the Backend that asks through a client below 2026-07-28,
+// by sending it elicitation/create on session.
+type sessionForm struct{ session *mcp.ServerSession }
+
+// Ask implements dialog.Backend.
+func (f sessionForm) Ask(ctx context.Context, r dialog.Request) (bool, error) {
+	res, err := f.session.Elicit(ctx, formFor(r))
+	switch {
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case err != nil:
+		return false, fmt.Errorf(msgFormFailed, err)
+	}
+	return readDecision(res)
+}
+
+// relayedForm is the Backend that asks through a client at 2026-07-28 or
+// later: it poses the form in questions and waits for a tool call to bring
+// the answer.
+type relayedForm struct{ questions *questions }
+
+// Ask implements dialog.Backend.
+func (f relayedForm) Ask(ctx context.Context, r dialog.Request) (bool, error) {
+	res, err := f.questions.pose(ctx, r)
+	if err != nil {
+		return false, err
+	}
+	return readDecision(res)
+}
+
+// questions are the forms relayedForm has posed and no call has answered
+// yet, at most one per request identity: only the goroutine that holds an
+// identity's lock poses its form.
+type questions struct {
+	mu   sync.Mutex
+	open map[string]*question
+	// posed is closed, and replaced, whenever a form is posed.
+	posed chan struct{}
+}
+
+// question is one posed form.
+type question struct {
+	content string // the request's content hash
+	// token is the request state the input request carries, which the
+	// client's retry brings back with the answer: random, so only a client
+	// that was sent this form can answer it.
+	token  string
+	form   *mcp.ElicitParams
+	answer chan mcp.InputResponse // buffered: the one answer
+}
+
+func newQuestions() *questions {
+	return &questions{open: map[string]*question{}, posed: make(chan struct{})}
+}
+
+// pose puts r's form to the client, through the next confirm call for r,
+// and waits for the answer that a call brings, or for ctx to end.
+func (qs *questions) pose(ctx context.Context, r dialog.Request) (mcp.InputResponse, error) {
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	q := &question{content: r.ContentHash(), token: token, form: formFor(r), answer: make(chan mcp.InputResponse, 1)}
+	id := r.Identity()
+	qs.mu.Lock()
+	qs.open[id] = q
+	close(qs.posed)
+	qs.posed = make(chan struct{})
+	qs.mu.Unlock()
+	defer qs.withdraw(id, q)
+	select {
+	case res := <-q.answer:
+		return res, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// withdraw forgets q, unless a call has taken it already.
+func (qs *questions) withdraw(id string, q *question) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	if qs.open[id] == q {
+		delete(qs.open, id)
+	}
+}
+
+// pending returns r's open form, if any, and a channel that is closed when
+// the next form is posed.
+func (qs *questions) pending(r dialog.Request) (*question, <-chan struct{}) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	q := qs.open[r.Identity()]
+	if q != nil && q.content != r.ContentHash() {
+		// Another question under the same --key, which this call replaces.
+		q = nil
+	}
+	return q, qs.posed
+}
+
+// take returns the answer a call brings in p to r's open form, when p's
+// request state is that form's token, for the call to hand over once it
+// follows the request (lifecycle.Call.Joined); the form is no longer open
+// to other calls. It returns nil for anything else, which the call ignores
+// as a retry of a form that has ended.
+func (qs *questions) take(r dialog.Request, p *mcp.CallToolParamsRaw) *handover {
+	if p.RequestState == "" {
+		return nil
+	}
+	id := r.Identity()
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	q := qs.open[id]
+	if q == nil || q.content != r.ContentHash() || subtle.ConstantTimeCompare([]byte(q.token), []byte(p.RequestState)) != 1 {
+		return nil
+	}
+	delete(qs.open, id)
+	return &handover{q: q, answer: p.InputResponses[decisionField]}
+}
+
+// handover is the client's answer to a form, on its way to the Backend
+// that posed it.
+type handover struct {
+	once   sync.Once
+	q      *question
+	answer mcp.InputResponse
+}
+
+// deliver hands the answer over; only the first call does anything.
+func (h *handover) deliver() {
+	h.once.Do(func() { h.q.answer <- h.answer })
+}
+
+// inputRequest is the tool result that puts q's form to the client.
+func (q *question) inputRequest() *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{decisionField: q.form},
+		RequestState:  q.token,
+	}
+}
+
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf(msgFormToken, err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// askOrRelay asks c, whose Channel is a relayedForm, as engine.Ask does;
+// but when the request's form is posed (or already open) before the engine
+// has an outcome, it returns the form instead, for the client to fill in
+// and bring back in its retry of the call. The engine's goroutine keeps
+// waiting for that answer after this call returns.
+func (s *server) askOrRelay(ctx context.Context, c lifecycle.Call) (lifecycle.Result, *question, error) {
+	askCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	type outcome struct {
+		r   lifecycle.Result
+		err error
+	}
+	asked := make(chan outcome, 1)
+	go func() {
+		r, err := s.engine.Ask(askCtx, c)
+		asked <- outcome{r, err}
+	}()
+	for {
+		q, posed := s.questions.pending(c.Request)
+		if q != nil {
+			stop()
+			// Stopped, the engine reports the request as it stands, and
+			// leaves any answer for the next call: a final one wins over
+			// the form.
+			o := <-asked
+			if o.err != nil || o.r.Status != lifecycle.StatusPending {
+				return o.r, nil, o.err
+			}
+			return lifecycle.Result{}, q, nil
+		}
+		select {
+		case o := <-asked:
+			if o.err == nil && o.r.Status == lifecycle.StatusPending {
+				// The wait ran out just as the form was posed.
+				if q, _ := s.questions.pending(c.Request); q != nil {
+					return lifecycle.Result{}, q, nil
+				}
+			}
+			return o.r, nil, o.err
+		case <-posed:
+		}
+	}
+}
