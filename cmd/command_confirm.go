@@ -14,13 +14,15 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/platform"
 )
 
 // confirmOptions are the root command's flags: one lifecycle.Call, and how
 // to print its outcome.
 type confirmOptions struct {
-	call lifecycle.Call
-	json bool
+	call     lifecycle.Call
+	json     bool
+	noOrigin bool
 }
 
 func newRootCommand(a *app) *cobra.Command {
@@ -85,6 +87,7 @@ func (o *confirmOptions) define(f *pflag.FlagSet) {
 	f.StringVar(&r.Key, "key", "", fmt.Sprintf("explicit identity; a new message under the same key supersedes the open dialog (at most %d bytes)", dialog.MaxKeyBytes))
 	f.IntVar(&o.call.Retries, "retries", d.Retries, fmt.Sprintf("how many times to show the dialog again when it fails to render or its holder dies (0 to %d)", lifecycle.MaxRetries))
 	f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
+	f.BoolVar(&o.noOrigin, "no-origin", false, `hide the line under the question that says who asks ("Asked by deploy.sh in ~/src/app · closes at 14:05"), for callers whose message says so itself`)
 	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
 	f.SortFlags = false
 }
@@ -96,12 +99,17 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		r.Hint = hintFlag
 		return a.report(r, o.json)
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return a.report(lifecycle.ErrorResult("", lifecycle.ExitInternal, fmt.Errorf(msgNoWorkDir, err)), o.json)
+	}
 	if !f.Changed("scope") {
-		wd, err := os.Getwd()
-		if err != nil {
-			return a.report(lifecycle.ErrorResult("", lifecycle.ExitInternal, fmt.Errorf(msgNoWorkDir, err)), o.json)
-		}
 		o.call.Request.Scope = wd
+	}
+	if !o.noOrigin {
+		// Who asks: the program that ran ask-confirm, and where.
+		home, _ := os.UserHomeDir()
+		o.call.Request.Origin = dialog.Origin(platform.ProcessName(os.Getppid()), wd, home)
 	}
 	if a.progress != nil {
 		o.call.Watch = countdown{a.progress}

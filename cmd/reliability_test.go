@@ -383,7 +383,7 @@ func TestReliabilityHostileInput(t *testing.T) {
 	failures := 0
 	for _, c := range cases {
 		before := len(h.fakeCalls())
-		o := h.run("--json", "--wait", "1s", "--key", "hostile-"+c.name, "--message="+c.message)
+		o := h.run("--json", "--wait", "1s", "--no-origin", "--key", "hostile-"+c.name, "--message="+c.message)
 		switch {
 		case c.refused && o.code != 2:
 			failures++

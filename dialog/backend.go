@@ -49,7 +49,8 @@ func (Zenity) Ask(ctx context.Context, r Request) (bool, error) {
 		// Enter presses the default button; it must not approve by accident.
 		opts = append(opts, zenity.DefaultCancel())
 	}
-	err := zenity.Question(r.Message, opts...)
+	closes, _ := ctx.Deadline()
+	err := zenity.Question(r.Shown(closes), opts...)
 	switch {
 	case ctx.Err() != nil:
 		// Prefer our own reason for closing over whatever the dialog reported.

@@ -2,6 +2,7 @@ package dialog
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -53,3 +54,40 @@ func Literal(s string, multiline bool) string {
 func isBidiOverride(c rune) bool {
 	return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
 }
+
+// HomeDir shows dir under home as ~/…, as a person would write it; home
+// empty shows dir as it is.
+func HomeDir(dir, home string) string {
+	home = strings.TrimSuffix(home, string(filepath.Separator))
+	switch {
+	case home == "":
+		return dir
+	case dir == home:
+		return "~"
+	case strings.HasPrefix(dir, home+string(filepath.Separator)):
+		return "~" + dir[len(home):]
+	}
+	return dir
+}
+
+// Origin is the origin line's text for a request asked by who in dir:
+// "deploy.sh in ~/src/app", shown literally (Literal) and cut, with "…",
+// to MaxOriginBytes. home is shown as ~ (HomeDir); an empty who reads "a
+// process".
+func Origin(who, dir, home string) string {
+	if who == "" {
+		who = unknownAsker
+	}
+	s := Literal(who+" in "+HomeDir(dir, home), false)
+	if len(s) <= MaxOriginBytes {
+		return s
+	}
+	cut := MaxOriginBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// unknownAsker names a caller whose program cannot be told.
+const unknownAsker = "a process"

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -18,6 +19,7 @@ const (
 	MaxLabelBytes   = 64
 	MaxKeyBytes     = 256
 	MaxScopeBytes   = 4096
+	MaxOriginBytes  = 512
 )
 
 // Icons lists the accepted values of Request.Icon, in the order help text shows them.
@@ -58,7 +60,33 @@ type Request struct {
 	// Key, when set, is the caller's idempotency key and becomes the request's
 	// identity in place of its content.
 	Key string `json:"key,omitempty"`
+	// Origin says who asks, and where: "deploy.sh in ~/src/app". It is
+	// shown under the question (Shown) so that a person can tell which
+	// process is asking, and kept with the request, but it is not part of
+	// the identity: the same question from another process is the same
+	// request. Empty hides the line.
+	Origin string `json:"origin,omitempty"`
 }
+
+// Shown is the text the dialog shows: the message, then, unless Origin is
+// empty, a line saying who asks and, when closes is set, when the dialog
+// closes unanswered.
+func (r Request) Shown(closes time.Time) string {
+	if r.Origin == "" {
+		return r.Message
+	}
+	line := fmt.Sprintf(originLine, r.Origin)
+	if !closes.IsZero() {
+		line += fmt.Sprintf(originCloses, closes.Local().Format("15:04"))
+	}
+	return r.Message + "\n\n" + line
+}
+
+// The origin line under the question.
+const (
+	originLine   = "Asked by %s"
+	originCloses = " · closes at %s"
+)
 
 // Validate reports the first field that cannot be shown as given, as an
 // *InvalidError wrapping ErrInvalid. It rejects what a person could misread or
@@ -78,6 +106,7 @@ func (r Request) Validate() error {
 		{"--cancel-label", r.CancelLabel, MaxLabelBytes, true, false},
 		{"--key", r.Key, MaxKeyBytes, false, false},
 		{"--scope", r.Scope, MaxScopeBytes, false, false},
+		{"origin", r.Origin, MaxOriginBytes, false, false},
 	}
 	for _, c := range checks {
 		if err := checkText(c.field, c.value, c.max, c.required, c.multiline); err != nil {

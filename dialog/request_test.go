@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 // validRequest is a request every validation case starts from: each case
@@ -205,5 +207,55 @@ func TestInvalidErrorUnwrap(t *testing.T) {
 	}
 	if errors.Is(ErrInvalid, err) {
 		t.Errorf("errors.Is(ErrInvalid, InvalidError) = true")
+	}
+}
+
+// The origin line says who asks and, given the deadline, when the dialog
+// closes; without an origin the dialog shows the message alone. The
+// origin is no part of the identity.
+func TestShownWithOrigin(t *testing.T) {
+	r := validRequest()
+	r.Message = "Ship v2?"
+	if got := r.Shown(time.Now()); got != "Ship v2?" {
+		t.Fatalf("without an origin: %q", got)
+	}
+	id, content := r.Identity(), r.ContentHash()
+	r.Origin = "deploy.sh in ~/src/app"
+	closes := time.Date(2026, 11, 23, 14, 5, 0, 0, time.Local)
+	if got, want := r.Shown(closes), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 14:05"; got != want {
+		t.Fatalf("Shown = %q, want %q", got, want)
+	}
+	if got, want := r.Shown(time.Time{}), "Ship v2?\n\nAsked by deploy.sh in ~/src/app"; got != want {
+		t.Fatalf("Shown without a deadline = %q, want %q", got, want)
+	}
+	if r.Identity() != id || r.ContentHash() != content {
+		t.Fatal("the origin changed the request's identity")
+	}
+	for _, bad := range []string{"a\nb", "a\x1bb", strings.Repeat("x", MaxOriginBytes+1), "a\u202eb"} {
+		r.Origin = bad
+		if err := r.Validate(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("origin %q: Validate = %v", bad, err)
+		}
+	}
+}
+
+// Origin shows who and where literally, home as ~, and cuts a long line
+// visibly to MaxOriginBytes.
+func TestOrigin(t *testing.T) {
+	cases := []struct{ who, dir, home, want string }{
+		{"deploy.sh", "/home/me/src/app", "/home/me", "deploy.sh in ~/src/app"},
+		{"bash", "/home/me", "/home/me/", "bash in ~"},
+		{"bash", "/home/meg", "/home/me", "bash in /home/meg"},
+		{"", "/srv", "", "a process in /srv"},
+		{"evil\x1b]0;x\a", "/w\n", "", `evil\x1b]0;x\x07 in /w\n`},
+	}
+	for _, c := range cases {
+		if got := Origin(c.who, c.dir, c.home); got != c.want {
+			t.Errorf("Origin(%q, %q, %q) = %q, want %q", c.who, c.dir, c.home, got, c.want)
+		}
+	}
+	long := Origin("make", "/"+strings.Repeat("é", MaxOriginBytes), "")
+	if len(long) > MaxOriginBytes || !strings.HasSuffix(long, "é…") || !utf8.ValidString(long) {
+		t.Fatalf("a long origin: %d bytes, %q", len(long), long[len(long)-20:])
 	}
 }

@@ -124,16 +124,16 @@ func TestRequestOfEachPayload(t *testing.T) {
 			if r.Title != c.title {
 				t.Errorf("title %q, want %q", r.Title, c.title)
 			}
-			rest := r.Message
+			rest := r.Shown(time.Time{})
 			for _, w := range c.want {
 				i := strings.Index(rest, w)
 				if i < 0 {
-					t.Fatalf("message lacks %q (in order):\n%s", w, r.Message)
+					t.Fatalf("the dialog lacks %q (in order):\n%s", w, r.Shown(time.Time{}))
 				}
 				rest = rest[i+len(w):]
 			}
-			if !strings.HasSuffix(r.Message, c.want[len(c.want)-1]) {
-				t.Errorf("message does not end with where and by whom it is asked:\n%s", r.Message)
+			if !strings.HasSuffix(r.Shown(time.Time{}), c.want[len(c.want)-1]) {
+				t.Errorf("the dialog does not end with where and by whom it is asked:\n%s", r.Shown(time.Time{}))
 			}
 			m := keyPattern.FindStringSubmatch(r.Key)
 			if m == nil || m[1] != p.Host.Name || m[2] != c.keyTool {
@@ -301,7 +301,7 @@ func TestShorteningIsVisible(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := p.Request(home).Message
-		if !strings.Contains(m, "\n"+strings.Repeat("x", maxShownBytes)+"\n… 3,500 more bytes not shown\n") {
+		if !strings.HasSuffix(m, "\n"+strings.Repeat("x", maxShownBytes)+"\n… 3,500 more bytes not shown") {
 			t.Fatalf("a 5000-byte command is not cut visibly at %d bytes:\n%.300s…", maxShownBytes, m)
 		}
 	})
@@ -326,9 +326,9 @@ func TestShorteningIsVisible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := p.Request(home).Message
-		if !strings.HasSuffix(m, strings.Repeat("d", maxShownBytes-1)+" … 1,501 more bytes not shown") {
-			t.Fatalf("a long directory is not cut visibly:\n…%s", m[len(m)-100:])
+		o := p.Request(home).Origin
+		if !strings.HasPrefix(o, "Claude Code in /ddd") || !strings.HasSuffix(o, "d…") || len(o) > dialog.MaxOriginBytes {
+			t.Fatalf("a long directory is not cut visibly to fit the origin line: %d bytes, %q", len(o), o)
 		}
 	})
 	t.Run("exactly at the limit", func(t *testing.T) {
@@ -364,7 +364,7 @@ func TestHostileText(t *testing.T) {
 			"tool_input": map[string]any{"q": "\u202e"},
 		}, []string{`Use the tool "t\u202e" of the MCP server "s\x1b"?`, `{"q":"\u202e"}`}},
 		{"a megabyte command", bash("/w", strings.Repeat("\x1b", 1<<20)), []string{strings.Repeat(`\x1b`, maxShownBytes) + "\n… 1,047,076 more bytes not shown"}},
-		{"a directory over the scope's limit", bash("/"+strings.Repeat("\u202e", 3000), "ls"), []string{`in /\u202e\u202e`, "more bytes not shown"}},
+		{"a directory over the scope's limit", bash("/"+strings.Repeat("\u202e", 3000), "ls"), []string{`in /\u202e\u202e`, `…`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -376,9 +376,10 @@ func TestHostileText(t *testing.T) {
 			if err := call.Validate(); err != nil {
 				t.Fatalf("the call does not validate: %v", err)
 			}
+			shown := call.Request.Shown(time.Time{})
 			for _, w := range c.want {
-				if !strings.Contains(call.Request.Message, w) {
-					t.Errorf("message lacks %q:\n%.2000s", w, call.Request.Message)
+				if !strings.Contains(shown, w) {
+					t.Errorf("the dialog lacks %q:\n%.2000s", w, shown)
 				}
 			}
 			if len(call.Request.Message) > 20<<10 {

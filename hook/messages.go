@@ -28,7 +28,6 @@ const (
 	msgAgentSays    = "%s says: %s"
 	msgContentBytes = "(%s bytes of content)"
 	msgPatchBytes   = "(a patch of %s bytes)"
-	msgAskedBy      = "Asked by %s in %s"
 
 	// msgNotShown ends a text cut to fit the dialog; the person must see
 	// that more was asked than shown.

@@ -75,6 +75,7 @@ func (p Payload) Request(home string) dialog.Request {
 		Icon:        "question",
 		Scope:       p.scope(),
 		Key:         p.key(),
+		Origin:      p.origin(home),
 	}
 }
 
@@ -109,25 +110,16 @@ func (p Payload) scope() string {
 	return cutAt(s, dialog.MaxScopeBytes-len(sum)-len(cutMark)-1) + cutMark + " " + sum
 }
 
-// message is the dialog's text: what the call will do, the agent's own
-// words about it, and where and by whom it is asked.
+// message is the dialog's text: what the call will do and the agent's own
+// words about it. The line under it (origin) says by whom and where it is
+// asked.
 func (p Payload) message(home string) string {
 	pr := p.propose()
 	parts := append([]string{pr.question, shorten(pr.subject)}, pr.notes...)
-	parts = append(parts, fmt.Sprintf(msgAskedBy, p.Host.Agent, shortenLine(tilde(p.Cwd, home))))
 	return strings.Join(parts, "\n\n")
 }
 
-// tilde shows dir under home as ~/...
-func tilde(dir, home string) string {
-	home = strings.TrimSuffix(home, string(filepath.Separator))
-	switch {
-	case home == "":
-		return dir
-	case dir == home:
-		return "~"
-	case strings.HasPrefix(dir, home+string(filepath.Separator)):
-		return "~" + dir[len(home):]
-	}
-	return dir
-}
+// origin says who asks and where, for the line under the question: the
+// agent and its working directory (the title names the directory's last
+// part, should the line be cut).
+func (p Payload) origin(home string) string { return dialog.Origin(p.Host.Agent, p.Cwd, home) }

@@ -162,6 +162,7 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 		PID:         os.Getpid(),
 		Dir:         dir,
 		Channel:     rec.Channel,
+		Origin:      rec.Origin,
 	})
 }
 

@@ -350,6 +350,7 @@ func (e *Engine) spawn(c Call, ch *Channel, seen sighting, content string, attem
 			CallerDir:     e.dir,
 			Version:       rec.Version,
 			Channel:       channel,
+			Origin:        c.Request.Origin,
 		}
 		return true, nil
 	})
@@ -469,7 +470,7 @@ func (e *Engine) closeRequest(rec store.Record, status store.Status) error {
 // headless applies IfHeadless when nobody can be asked.
 func (e *Engine) headless(c Call, id string, session platform.Session) Result {
 	why := session.Reason
-	rec := store.Record{Identity: id, Title: c.Request.Title, MessageHash: messageHash(c.Request.Message)}
+	rec := store.Record{Identity: id, Title: c.Request.Title, MessageHash: messageHash(c.Request.Message), Origin: c.Request.Origin}
 	r := Result{Key: id}
 	switch c.IfHeadless {
 	case IfHeadlessApprove:

@@ -2,6 +2,12 @@ package mcpserver
 
 // The words a model reads. They are full sentences, unlike the CLI's
 // one-line messages, because a model reads them as the tool's answer.
+// The origin line: who asks through this server.
+const (
+	mcpOriginWho     = "%s (through MCP)"
+	mcpUnknownClient = "an MCP client"
+)
+
 const (
 	mcpApproved      = "The person approved."
 	mcpApprovedAgain = "The person approved (a remembered answer, given at %s)."

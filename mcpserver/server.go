@@ -340,6 +340,7 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 	if c.Request.Scope == "" {
 		c.Request.Scope = s.base.Request.Scope
 	}
+	c.Request.Origin = s.origin(call)
 	ch, ok := s.channel(call)
 	if !ok {
 		if err := c.Validate(); err != nil {
@@ -381,6 +382,20 @@ func invalid(err error) error {
 		return fmt.Errorf(mcpInvalid, argumentName(ie.Field), flagName.ReplaceAllStringFunc(ie.Reason, argumentName))
 	}
 	return err
+}
+
+// origin is the line under the question that says who asks: the client's
+// name from its initialize info, and the server's working directory.
+func (s *server) origin(call *mcp.CallToolRequest) string {
+	who := mcpUnknownClient
+	if info := call.ClientInfo(); info != nil && info.Name != "" {
+		who = info.Name
+		if info.Title != "" {
+			who = info.Title
+		}
+	}
+	home, _ := os.UserHomeDir()
+	return dialog.Origin(fmt.Sprintf(mcpOriginWho, who), s.base.Request.Scope, home)
 }
 
 // asks says how the server asks the person, by --ask-with.

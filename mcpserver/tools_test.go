@@ -666,6 +666,11 @@ func TestConfirmPendingStartsOneHolder(t *testing.T) {
 		t.Fatalf("holder %q for record %+v", argv, rec)
 	}
 	env.holders.awaitHeld(id)
+	// The dialog says who asks: the client, through MCP, in the server's
+	// directory.
+	if !strings.HasPrefix(rec.Origin, "ask-confirm-unit-test (through MCP) in ") {
+		t.Fatalf("origin %q", rec.Origin)
+	}
 
 	for range 3 {
 		expectResult(t, ts.call("confirm", args), lifecycle.StatusPending, mcpPending)

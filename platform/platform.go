@@ -182,6 +182,11 @@ func InterruptHolder(pid int) error { return interruptHolder(pid) }
 // the holder itself died. Call it only after seeing that holder's lock free.
 func KillOrphanedDialog(pid int) { killOrphanedDialog(pid) }
 
+// ProcessName returns the name of the program process pid runs, as the
+// system keeps it (on Linux and macOS cut to 15 or 16 bytes), or "" when
+// it cannot be told: for the line that says who asks.
+func ProcessName(pid int) string { return processName(pid) }
+
 // Exec runs the program at path with argv (argv[0] is its name) in place of
 // this process, with the same standard streams and environment. On Unix the
 // process is replaced and Exec returns only on failure; on Windows the

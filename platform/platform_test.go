@@ -5,6 +5,7 @@ package platform
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,18 @@ func TestTryLockRefusesSymlink(t *testing.T) {
 	}
 	if _, err := os.Lstat(target); !os.IsNotExist(err) {
 		t.Errorf("TryLock created the symlink's target: %v", err)
+	}
+}
+
+// ProcessName names this test's own program, and nothing for a process
+// that does not exist.
+func TestProcessName(t *testing.T) {
+	got := ProcessName(os.Getpid())
+	exe := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if got == "" || !strings.HasPrefix(exe, got) {
+		t.Fatalf("ProcessName(self) = %q, want a prefix of %q", got, exe)
+	}
+	if got := ProcessName(-1); got != "" {
+		t.Fatalf("ProcessName(-1) = %q", got)
 	}
 }

@@ -33,6 +33,7 @@ func appendEventJSON(b []byte, e *Event) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(e.PID), 10)
 	b = appendJSONField(b, `,"cwd":`, e.Dir)
 	b = appendJSONField(b, `,"channel":`, e.Channel)
+	b = appendJSONField(b, `,"origin":`, e.Origin)
 	return append(b, '}'), nil
 }
 

@@ -33,6 +33,8 @@ type Event struct {
 	// Channel names how the person was asked when it was not a dialog
 	// (Record.Channel), such as "elicitation".
 	Channel string `json:"channel,omitempty"`
+	// Origin says who asked and where: "deploy.sh in ~/src/app".
+	Origin string `json:"origin,omitempty"`
 }
 
 // AppendEvent writes e as one JSON line at the end of the history file at

@@ -93,6 +93,9 @@ type Record struct {
 	// holder has no HolderPID and is never signalled: it notices
 	// CancelRequest itself.
 	Channel string
+	// Origin says who asked and where (dialog.Request.Origin), for the
+	// history; it is no part of the identity.
+	Origin string
 }
 
 // FreshAt reports whether r is final and ended no longer than remember

@@ -28,10 +28,10 @@ import (
 //	string   CancelRequest
 //	varint   CollectWithin (nanoseconds)
 //	byte     Uncollected: 0 or 1
-//	string   Channel
+//	string   Channel, Origin
 //
 // Format 2, written before requests could be asked other than by a dialog,
-// is format 3 without Channel; its records were asked by a dialog. Format
+// is format 3 without Channel and Origin; its records were asked by a dialog. Format
 // 1, written before answers were collected, is format 2 without its last
 // two fields; its records read as collected, with no CollectWithin.
 //
@@ -78,7 +78,7 @@ func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 // time that the JSON form refused as well.
 func encodeRecord(r *Record) ([]byte, error) {
 	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
-		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel)
+		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel) + len(r.Origin)
 	b := make([]byte, 0, n)
 	b = append(b, recordFormat3)
 	b = appendLenString(b, r.Identity)
@@ -113,6 +113,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 		b = append(b, 0)
 	}
 	b = appendLenString(b, r.Channel)
+	b = appendLenString(b, r.Origin)
 	return b, nil
 }
 
@@ -262,6 +263,7 @@ func decodeRecord(v []byte) (Record, error) {
 	}
 	if v[0] >= recordFormat3 {
 		r.Channel = d.string()
+		r.Origin = d.string()
 	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)

@@ -94,6 +94,7 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		Uncollected:   rng.IntN(2) == 0,
 		CollectWithin: time.Duration(rng.Int64()) * time.Duration(1-2*rng.IntN(2)),
 		Channel:       []string{"", "elicitation", randomString(rng)}[rng.IntN(3)],
+		Origin:        randomString(rng),
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -268,7 +269,7 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 		}
 		// The JSON form had no collection fields or channel; the binary form keeps
 		// them as they are.
-		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel = r.Uncollected, r.CollectWithin, r.Channel
+		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel, fromJSON.Origin = r.Uncollected, r.CollectWithin, r.Channel, r.Origin
 		fromBinary := mustDecode(t, mustEncode(t, r))
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
@@ -615,9 +616,10 @@ func BenchmarkDecodeRecord(b *testing.B) {
 func TestOlderRecordFormatsDecode(t *testing.T) {
 	want := Record{Identity: "id", Status: Approved, EndedAt: time.Unix(1e9, 0).UTC(), Remember: time.Minute}
 	v3 := mustEncode(t, want)
-	// Format 3 is format 2 followed by Channel (here one length byte, 0),
+	// Format 3 is format 2 followed by Channel and Origin (here a length
+	// byte each, 0),
 	// and format 2 is format 1 followed by CollectWithin and Uncollected.
-	v2 := append([]byte{recordFormat2}, v3[1:len(v3)-1]...)
+	v2 := append([]byte{recordFormat2}, v3[1:len(v3)-2]...)
 	v1 := append([]byte{recordFormat1}, v2[1:len(v2)-2]...)
 	if got := mustDecode(t, v1); !reflect.DeepEqual(got, want) || got.Uncollected {
 		t.Fatalf("format 1 decodes to %#v, want %#v", got, want)
@@ -625,7 +627,7 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 
 	want.Uncollected, want.CollectWithin = true, 15*time.Minute
 	v3 = mustEncode(t, want)
-	v2 = append([]byte{recordFormat2}, v3[1:len(v3)-1]...)
+	v2 = append([]byte{recordFormat2}, v3[1:len(v3)-2]...)
 	if got := mustDecode(t, v2); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 2 decodes to %#v, want %#v", got, want)
 	}
@@ -640,7 +642,7 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 		t.Fatalf("format 1 with trailing fields decodes with %v, want ErrCorrupt", err)
 	}
 	// So does a format 2 record carrying format 3's.
-	want.Channel = "elicitation"
+	want.Channel, want.Origin = "elicitation", "deploy.sh in ~/src/app"
 	v3 = mustEncode(t, want)
 	if got := mustDecode(t, v3); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 3 decodes to %#v, want %#v", got, want)
