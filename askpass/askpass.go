@@ -10,8 +10,8 @@
 //     key …"): the prompt is shown in a window with no buttons until
 //     OpenSSH ends the program with SIGTERM.
 //   - No hint: OpenSSH asks for a passphrase. ask-confirm never reads
-//     secrets, so it refuses at once and OpenSSH falls back to its other
-//     ways of asking.
+//     secrets, so it refuses at once: the passphrase prompt fails (ssh-add
+//     adds nothing; ssh goes on to its next authentication method).
 //
 // It translates and nothing more: the lifecycle is the engine's.
 package askpass

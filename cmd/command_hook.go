@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -28,9 +30,10 @@ it shows the person what the agent wants to do, with Allow and Deny, and
 prints the host's decision as JSON on stdout.
 
 Allow allows the call and Deny denies it, with a reason the model reads. If
-nobody answers within --wait, the dialog is closed and the question goes
-back to the host's own permission prompt, so two prompts never stand open
-for one call. Give the hook a host timeout above --wait. An identical call
+nobody answers within --wait, or the host stops the hook (SIGTERM, SIGINT,
+SIGHUP), the dialog is closed and the question goes back to the host's own
+permission prompt, which is then the only one open. Give the hook a host
+timeout above --wait. An identical call
 proposed again (same host, directory, tool and input) collects an answer
 given meanwhile, or within --remember the last one, instead of asking twice.
 
@@ -76,6 +79,11 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 		a.out.error(fmt.Sprintf(msgHookInput, h.Name, err))
 		return &exitError{hook.ExitNoDecision}
 	}
+	// A host that stops its hook (the person answered the host's own
+	// prompt, or its timeout ran out) ends the wait: the dialog is closed
+	// and the request withdrawn before the hook exits.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	home, _ := os.UserHomeDir()
 	r, err := a.engine.Ask(ctx, p.Call(home, s))
 	if err != nil {
@@ -83,7 +91,11 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 		// host asks instead.
 		r = lifecycle.ErrorResult("", lifecycle.ExitInternal, err)
 	}
-	resp := p.Respond(r, s.Wait)
+	wait := s.Wait
+	if ctx.Err() != nil {
+		wait = hook.Stopped
+	}
+	resp := p.Respond(r, wait)
 	if _, err := a.stdout.Write(resp.Stdout); err != nil {
 		a.out.error(fmt.Sprintf(msgHookWrite, h.Name, err))
 		return &exitError{hook.ExitNoDecision}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -129,6 +130,30 @@ func TestRealDialogHookNobodyAnswers(t *testing.T) {
 			}
 			if o.elapsed > 10*time.Second {
 				t.Fatalf("--wait 2s handed back after %s", o.elapsed)
+			}
+			h.waitNoWindow(c.title, 5*time.Second)
+			if n := h.countEvents("withdrawn"); n != 1 {
+				t.Fatalf("history holds %d withdrawn events, want 1", n)
+			}
+		})
+	}
+}
+
+// The host stops its hook with SIGTERM (the person answered the host's own
+// prompt, which Claude Code shows beside a PermissionRequest hook, or the
+// host's timeout ran out): the hook closes its dialog, withdraws the
+// request, and hands the question back.
+func TestRealDialogHookStoppedClosesItsDialog(t *testing.T) {
+	for _, hh := range realHookHosts {
+		t.Run(hh.name, func(t *testing.T) {
+			h := newRealHarness(t)
+			c := newHookCall(h, hh, "HK-stopped", "kubectl delete ns staging")
+			r := c.start(h, "--wait", "10m")
+			h.waitStable(h.waitWindow(c.title))
+			must(t, r.cmd.Process.Signal(syscall.SIGTERM))
+			o := r.wait(30 * time.Second)
+			if v, reason := c.verdict(t, o); v != "back" || !strings.Contains(reason, "the hook was stopped") {
+				t.Fatalf("a stopped hook told the host %s %q", v, reason)
 			}
 			h.waitNoWindow(c.title, 5*time.Second)
 			if n := h.countEvents("withdrawn"); n != 1 {

@@ -23,8 +23,13 @@ func (r Request) ContentHash() string {
 	if r.DefaultApprove {
 		defaultButton = "approve"
 	}
-	return sum(identityFormat, "content", kind, r.Title, r.Message, r.OKLabel, r.CancelLabel,
-		r.Icon, defaultButton, r.Scope)
+	fields := []string{identityFormat, "content", kind, r.Title, r.Message, r.OKLabel, r.CancelLabel,
+		r.Icon, defaultButton, r.Scope}
+	if r.Via != "" {
+		// Only then: a dialog's hashes stay as they were.
+		fields = append(fields, "via", r.Via)
+	}
+	return sum(fields...)
 }
 
 // Identity returns the hex name under which the request's answer is kept: the
@@ -32,7 +37,10 @@ func (r Request) ContentHash() string {
 // Two requests with the same key share one identity whatever their content;
 // that is what lets a newer request supersede an older one.
 func (r Request) Identity() string {
-	if r.Key != "" {
+	switch {
+	case r.Key != "" && r.Via != "":
+		return sum(identityFormat, "key", r.Key, "via", r.Via)
+	case r.Key != "":
 		return sum(identityFormat, "key", r.Key)
 	}
 	return r.ContentHash()

@@ -66,6 +66,12 @@ type Request struct {
 	// the identity: the same question from another process is the same
 	// request. Empty hides the line.
 	Origin string `json:"origin,omitempty"`
+	// Via names how the person is asked when it is not by a native dialog
+	// (a lifecycle.Channel's name, "elicitation"), and is empty for a
+	// dialog. It is part of the content and of the identity: an answer
+	// given in a client's form, which an agent's host may fill in, is
+	// never the answer to a question asked by dialog.
+	Via string `json:"via,omitempty"`
 }
 
 // Shown is the text the dialog shows: the message, then, unless Origin is
@@ -107,6 +113,7 @@ func (r Request) Validate() error {
 		{"--key", r.Key, MaxKeyBytes, false, false},
 		{"--scope", r.Scope, MaxScopeBytes, false, false},
 		{"origin", r.Origin, MaxOriginBytes, false, false},
+		{"via", r.Via, MaxLabelBytes, false, false},
 	}
 	for _, c := range checks {
 		if err := checkText(c.field, c.value, c.max, c.required, c.multiline); err != nil {

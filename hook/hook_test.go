@@ -609,3 +609,14 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// A hook its host stopped says so when it hands the question back, rather
+// than that its wait ran out; it never allows.
+func TestRespondWhenStopped(t *testing.T) {
+	p := load(t, "claude-code/permissionrequest-bash.json")
+	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, Stopped)
+	out := string(r.Stdout)
+	if !strings.Contains(out, "the hook was stopped before anyone answered") || strings.Contains(out, "allow") || r.Code != ExitAnswered {
+		t.Fatalf("stopped: exit %d, %s", r.Code, out)
+	}
+}

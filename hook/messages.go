@@ -50,6 +50,7 @@ const (
 	// hook speaks.
 	handBackPrefix   = "ask-confirm: "
 	handBackWithdraw = "nobody answered the dialog within %s; it was closed"
+	handBackStopped  = "the hook was stopped before anyone answered the dialog; it was closed"
 	handBackPending  = "the dialog gave no answer within %s"
 	handBackExpired  = "nobody answered the dialog before it timed out"
 	handBackReplaced = "the dialog was replaced by a newer one for the same call"

@@ -38,6 +38,10 @@ const (
 	deny
 )
 
+// Stopped, as Respond's wait, says that the host stopped the hook (a
+// signal) before the wait ran out.
+const Stopped time.Duration = -1
+
 // Respond turns the engine's result for p into the host's response. wait
 // is the hook's --wait, which a hand-back names. Only a result approved
 // by a person (status approved, exit 0) allows; a denial or cancellation
@@ -128,6 +132,9 @@ func answeredAt(reason string, r lifecycle.Result) string {
 func handBackReason(r lifecycle.Result, wait time.Duration) string {
 	switch r.Status {
 	case lifecycle.StatusWithdrawn:
+		if wait == Stopped {
+			return handBackStopped
+		}
 		return fmt.Sprintf(handBackWithdraw, shortDuration(wait))
 	case lifecycle.StatusPending:
 		return fmt.Sprintf(handBackPending, shortDuration(wait))

@@ -44,7 +44,8 @@ type Call struct {
 	// failed attempt as a new request's first.
 	Joined func()
 	// Withdraw ends the request when the wait runs out with it still open:
-	// its dialog closes, and it ends withdrawn, which no caller receives.
+	// its dialog closes, and it ends withdrawn: callers waiting on it then
+	// get that (exit 1), and no later caller receives it.
 	// For callers that then ask the person another way (an agent hook
 	// handing the question back to its host's own prompt), so that two
 	// prompts never stand open for one question.
@@ -135,6 +136,9 @@ func (c Call) Validate() error {
 	}
 	if c.Channel != nil && (c.Channel.Name == "" || c.Channel.Backend == nil) {
 		return bad("channel", "needs a name and a backend")
+	}
+	if c.Request.Via != "" && (c.Channel == nil || c.Channel.Name != c.Request.Via) {
+		return bad("via", "names a channel the call does not ask through")
 	}
 	return nil
 }

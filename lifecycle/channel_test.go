@@ -82,11 +82,11 @@ func TestChannelAsksWhereNoDialogCanBeShown(t *testing.T) {
 	if te.startCount() != 0 {
 		t.Fatalf("%d holder processes started for a channel", te.startCount())
 	}
-	rec := te.record(c.Request.Identity())
+	rec := te.record(te.Prepare(c).Request.Identity())
 	if rec.Channel != "elicitation" || rec.HolderPID != 0 || rec.Uncollected {
 		t.Fatalf("record: channel %q, holder %d, uncollected %v", rec.Channel, rec.HolderPID, rec.Uncollected)
 	}
-	events, _, err := te.Events(0, c.Request.Identity())
+	events, _, err := te.Events(0, te.Prepare(c).Request.Identity())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestChannelAnswerAfterPendingIsCollected(t *testing.T) {
 	b.answers <- channelAnswer{approved: true}
 	<-b.ended
 	te.Drain()
-	rec := te.record(c.Request.Identity())
+	rec := te.record(te.Prepare(c).Request.Identity())
 	if rec.Status != store.Approved || !rec.Uncollected {
 		t.Fatalf("after the late answer: %s, uncollected %v", rec.Status, rec.Uncollected)
 	}
@@ -182,7 +182,7 @@ func TestCancelRequestAskedThroughChannel(t *testing.T) {
 		t.Fatalf("first call: %+v", r)
 	}
 	<-b.asked
-	r, outcome := te.Cancel(te.record(c.Request.Identity()))
+	r, outcome := te.Cancel(te.record(te.Prepare(c).Request.Identity()))
 	if outcome != Cancelled || r.Status != StatusCancelled {
 		t.Fatalf("cancel: %+v outcome %v", r, outcome)
 	}
@@ -204,7 +204,7 @@ func TestChannelContextEndsAsking(t *testing.T) {
 	<-b.asked
 	cancel()
 	te.Drain()
-	if rec := te.record(c.Request.Identity()); rec.Status != store.Failed {
+	if rec := te.record(te.Prepare(c).Request.Identity()); rec.Status != store.Failed {
 		t.Fatalf("after the channel's context ended: %s", rec.Status)
 	}
 }
@@ -290,5 +290,65 @@ func TestJoinedCalledOncePerAskingJoined(t *testing.T) {
 	}
 	if r := te.ask(c); r.ExitCode != ExitApproved || !r.Remembered || joins != 1 {
 		t.Fatalf("remembered: %+v after %d joins, want no new join", r, joins)
+	}
+}
+
+// An answer given through a Channel (a form an agent's host may fill in)
+// is never the answer to the same question asked by dialog: the two are
+// different requests, and the dialog's caller asks anew.
+func TestDialogCallerNeverTakesAChannelsAnswer(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	b.answers <- channelAnswer{approved: true}
+	if r := te.ask(c); r.ExitCode != ExitApproved {
+		t.Fatalf("through the channel: %+v", r)
+	}
+	te.detect = func() platform.Session { return platform.Session{CanAsk: true} }
+	plain := c
+	plain.Channel, plain.Wait = nil, 0
+	if r := te.ask(plain); r.ExitCode != ExitPending || te.startCount() != 1 {
+		t.Fatalf("the same question by dialog: %+v after %d holder starts, want a new dialog", r, te.startCount())
+	}
+	always := *c.Channel
+	always.Always = true
+	c.Channel = &always
+	if te.Prepare(c).Request.Identity() == plain.Request.Identity() {
+		t.Fatal("the form's request and the dialog's share an identity")
+	}
+	keyed, keyedPlain := c, plain
+	keyed.Request.Key, keyedPlain.Request.Key = "release", "release"
+	if te.Prepare(keyed).Request.Identity() == keyedPlain.Request.Identity() {
+		t.Fatal("under one --key, the form's request and the dialog's share an identity")
+	}
+}
+
+// Prepare decides once how a call is asked: the channel where no dialog
+// can be shown or it is Always, naming it in the request; else a dialog.
+func TestPrepare(t *testing.T) {
+	te := newTestEngine(t)
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	if p := te.Prepare(c); p.Channel != nil || p.Request.Via != "" {
+		t.Fatalf("with a display: %+v", p.Channel)
+	}
+	c.Channel.Always = true
+	p := te.Prepare(c)
+	if p.Channel == nil || p.Request.Via != "elicitation" || !c.Channel.Always {
+		t.Fatalf("Always: via %q", p.Request.Via)
+	}
+	if again := te.Prepare(p); again.Request != p.Request || again.Channel != p.Channel {
+		t.Fatal("preparing a prepared call changed it")
+	}
+	te.headlessSession()
+	c.Channel.Always = false
+	if p := te.Prepare(c); p.Channel == nil || p.Request.Via != "elicitation" || c.Channel.Always {
+		t.Fatalf("headless: via %q, and the caller's Channel changed: %v", p.Request.Via, c.Channel.Always)
+	}
+	bad := testCall("x")
+	bad.Request.Via = "elicitation"
+	if _, err := te.Ask(context.Background(), bad); err == nil {
+		t.Fatal("a request naming a channel it is not asked through was asked")
 	}
 }

@@ -25,6 +25,7 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
+	c = e.Prepare(c)
 	if c.Watch != nil {
 		defer c.Watch.Done()
 	}
@@ -143,15 +144,28 @@ func (w *waiter) look() (sighting, error) {
 	return s, err
 }
 
-// channel is the Channel this invocation asks through, or nil for a
-// dialog: the call's Channel when it always asks that way or no dialog can
-// be shown here.
-func (w *waiter) channel() *Channel {
-	ch := w.c.Channel
-	if ch == nil || ch.Always || !w.canAsk() {
-		return ch
+// channel is the Channel this invocation asks through (Prepare decided
+// it), or nil for a dialog.
+func (w *waiter) channel() *Channel { return w.c.Channel }
+
+// Prepare decides how c is asked, as Ask does first: through its Channel
+// when the Channel is Always or no dialog can be shown here (Config.Detect),
+// and then c.Request.Via names the Channel; otherwise by dialog, without
+// the Channel. The request's identity depends on it (dialog.Request.Via),
+// so a front end that looks a request up by identity before Ask prepares
+// the call first. Preparing a prepared call changes nothing.
+func (e *Engine) Prepare(c Call) Call {
+	if c.Channel == nil || c.Request.Via != "" {
+		return c
 	}
-	return nil
+	if !c.Channel.Always && e.detect().CanAsk {
+		c.Channel = nil
+		return c
+	}
+	ch := *c.Channel
+	ch.Always = true
+	c.Channel, c.Request.Via = &ch, ch.Name
+	return c
 }
 
 func (w *waiter) canAsk() bool {
@@ -379,6 +393,13 @@ func (e *Engine) showHere(ch *Channel, id, content string, lock platform.Lock) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := ctx.Err(); err != nil {
+		// The session this would ask through has ended (its front end is
+		// draining): the request fails, and the next call asks again.
+		e.finish(id, content, 0, store.Failed, err.Error())
+		lock.Release()
+		return
+	}
 	e.holders.Add(1)
 	go func() {
 		defer e.holders.Done()
@@ -451,8 +472,12 @@ func (e *Engine) closeRequest(rec store.Record, status store.Status) error {
 	if err != nil {
 		return err
 	}
-	if rec.HolderPID != 0 {
-		_ = platform.InterruptHolder(rec.HolderPID)
+	if rec.HolderPID != 0 && rec.HolderPID != os.Getpid() {
+		// Only a holder that still holds the lock: a dead one's PID may
+		// have been reused by another process.
+		if alive, err := platform.LockHeld(e.paths.LockFile(rec.Identity)); err == nil && alive {
+			_ = platform.InterruptHolder(rec.HolderPID)
+		}
 	}
 	const patience = 5 * time.Second
 	if !platform.WaitReleased(e.paths.LockFile(rec.Identity), patience) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,10 +94,12 @@ func formFor(r dialog.Request) *mcp.ElicitParams {
 					Type:        "string",
 					Title:       formDecisionTitle,
 					Description: fmt.Sprintf(formDecisionHelp, decisionApprove, r.OKLabel, decisionDeny, r.CancelLabel),
-					Enum:        []any{decisionApprove, decisionDeny},
+					// Deny first: a choice list that preselects its first
+					// entry, sent unread or with Enter, denies.
+					Enum: []any{decisionDeny, decisionApprove},
 					// The button labels the request asked for, where the
 					// host shows titled choices.
-					Extra: map[string]any{"enumNames": []any{r.OKLabel, r.CancelLabel}},
+					Extra: map[string]any{"enumNames": []any{r.CancelLabel, r.OKLabel}},
 				},
 			},
 			Required: []string{decisionField},
@@ -180,8 +183,24 @@ type question struct {
 	// that was sent this form can answer it.
 	token  string
 	form   *mcp.ElicitParams
-	answer chan mcp.InputResponse // buffered: the one answer
+	answer chan formAnswer // buffered: the one answer
+	// sent is when a call last returned the form to the client (under
+	// questions.mu): an answer sooner than readTime after it is no
+	// person's, however long ago the form was first posed.
+	sent time.Time
 }
+
+// formAnswer is what a call brings to a posed form: the client's answer,
+// or that it came too soon after the form was sent to be a person's.
+type formAnswer struct {
+	res     mcp.InputResponse
+	tooSoon bool
+}
+
+// readTime is the engine's human-answer threshold, applied to each
+// sending of a relayed form: a host that answers a form the instant it is
+// sent again did not show it to anyone.
+const readTime = 400 * time.Millisecond
 
 func newQuestions() *questions {
 	return &questions{open: map[string]*question{}, posed: make(chan struct{})}
@@ -194,7 +213,7 @@ func (qs *questions) pose(ctx context.Context, r dialog.Request) (mcp.InputRespo
 	if err != nil {
 		return nil, err
 	}
-	q := &question{content: r.ContentHash(), token: token, form: formFor(r), answer: make(chan mcp.InputResponse, 1)}
+	q := &question{content: r.ContentHash(), token: token, form: formFor(r), answer: make(chan formAnswer, 1)}
 	id := r.Identity()
 	qs.mu.Lock()
 	qs.open[id] = q
@@ -203,8 +222,11 @@ func (qs *questions) pose(ctx context.Context, r dialog.Request) (mcp.InputRespo
 	qs.mu.Unlock()
 	defer qs.withdraw(id, q)
 	select {
-	case res := <-q.answer:
-		return res, nil
+	case a := <-q.answer:
+		if a.tooSoon {
+			return nil, errors.New(msgFormTooSoon)
+		}
+		return a.res, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -249,7 +271,16 @@ func (qs *questions) take(r dialog.Request, p *mcp.CallToolParamsRaw) *handover 
 		return nil
 	}
 	delete(qs.open, id)
-	return &handover{q: q, answer: p.InputResponses[decisionField]}
+	return &handover{q: q, answer: formAnswer{res: p.InputResponses[decisionField], tooSoon: time.Since(q.sent) < readTime}}
+}
+
+// send returns the tool result that puts q's form to the client, and
+// notes when it was sent.
+func (qs *questions) send(q *question) *mcp.CallToolResult {
+	qs.mu.Lock()
+	q.sent = time.Now()
+	qs.mu.Unlock()
+	return q.inputRequest()
 }
 
 // handover is the client's answer to a form, on its way to the Backend
@@ -257,7 +288,7 @@ func (qs *questions) take(r dialog.Request, p *mcp.CallToolParamsRaw) *handover 
 type handover struct {
 	once   sync.Once
 	q      *question
-	answer mcp.InputResponse
+	answer formAnswer
 }
 
 // deliver hands the answer over; only the first call does anything.

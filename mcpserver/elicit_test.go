@@ -101,7 +101,7 @@ func expectForm(t *testing.T, form *mcp.ElicitParams, title, message string) {
 	schema := decodeSchema(t, form.RequestedSchema)
 	decision := schema.Properties["decision"]
 	if schema.Type != "object" || !reflect.DeepEqual(schema.Required, []string{"decision"}) || len(schema.Properties) != 1 ||
-		decision.Type != "string" || !reflect.DeepEqual(decision.Enum, []string{"approve", "deny"}) || decision.Default != nil {
+		decision.Type != "string" || !reflect.DeepEqual(decision.Enum, []string{"deny", "approve"}) || decision.Default != nil {
 		t.Errorf("form schema: %+v", schema)
 	}
 }
@@ -358,7 +358,7 @@ func TestFormAcceptedWithEmptyContentNeverApproves(t *testing.T) {
 			p := answering(t, readingTime, &mcp.ElicitResult{Action: "accept", Content: map[string]any{}})
 			ts := env.connectClient(20*time.Second, p.client(version))
 			args := map[string]any{"message": "Drop the table?"}
-			id := ts.identityOf("Drop the table?")
+			id := ts.formIdentityOf("Drop the table?")
 			if version < multiRoundTripVersion {
 				c := ts.call("confirm", args)
 				expectResult(t, c, lifecycle.StatusFailed, "")
@@ -399,7 +399,7 @@ func TestFormRelayedThroughTheToolResult(t *testing.T) {
 	env := newTestEnv(t).headless()
 	ts := env.connectClient(10*time.Second, testClient{version: multiRoundTripVersion, elicit: nobody(t).elicit, manual: true})
 	args := map[string]any{"message": "Publish v2?"}
-	id := ts.identityOf("Publish v2?")
+	id := ts.formIdentityOf("Publish v2?")
 	first := ts.relayed(args, nil, "")
 	expectForm(t, first.form, dialog.DefaultTitle, "Publish v2?")
 	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(first.token) {
@@ -422,7 +422,7 @@ func TestFormRelayedThroughTheToolResult(t *testing.T) {
 	if got := ts.relayed(args, accept("approve"), strings.Repeat("0", 64)); got.token != first.token {
 		t.Fatalf("a made-up token answered the form: %+v", got)
 	}
-	for _, key := range []string{id, ts.identityOf("Publish v3?")} {
+	for _, key := range []string{id, ts.formIdentityOf("Publish v3?")} {
 		if rec := env.record(key); rec.Status.Final() || rec.Attempt != 1 {
 			t.Fatalf("record of %s: %s at attempt %d", key, rec.Status, rec.Attempt)
 		}
@@ -570,5 +570,40 @@ func TestDescriptionsSayHowThePersonIsAsked(t *testing.T) {
 		if mentions := strings.Contains(confirm.Description, "elicitation"); mentions != (askWith != askDialog) {
 			t.Errorf("--ask-with %s: confirm %q", askWith, confirm.Description)
 		}
+	}
+}
+
+// The threshold holds for each sending of a relayed form: a host that
+// answers a form the instant it is sent again, long after it was first
+// posed, did not show it to anyone, and approves nothing.
+func TestFormAnsweredAtOnceAfterResendingIsNotShown(t *testing.T) {
+	env := newTestEnv(t).headless()
+	ts := env.connectClient(10*time.Second, testClient{version: multiRoundTripVersion, elicit: nobody(t).elicit, manual: true})
+	args := map[string]any{"message": "Rotate the keys?"}
+	first := ts.relayed(args, nil, "")
+	time.Sleep(readingTime)
+	again := ts.relayed(args, nil, "")
+	if again.token != first.token {
+		t.Fatalf("the form was posed anew (token %s, first %s)", again.token, first.token)
+	}
+	// The engine shows the form again, as it does a dialog that did not
+	// render: a new form, not an approval.
+	if next := ts.relayed(args, accept("approve"), again.token); next.token == again.token {
+		t.Fatal("the instant answer was not taken")
+	}
+	rec := env.record(ts.formIdentityOf("Rotate the keys?"))
+	if rec.Status == store.Approved || rec.Attempt != 2 {
+		t.Fatalf("the record says %s at attempt %d", rec.Status, rec.Attempt)
+	}
+	events, _, err := ts.s.engine.Events(0, rec.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed bool
+	for _, e := range events {
+		failed = failed || (e.Event == "failed" && strings.Contains(e.Reason, "sooner than a person can read"))
+	}
+	if !failed {
+		t.Fatalf("no failed event for the instant answer: %+v", events)
 	}
 }

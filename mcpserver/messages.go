@@ -46,6 +46,7 @@ const (
 	formDecisionHelp  = "%q to approve (%s) or %q to deny (%s); nothing is chosen for you"
 	msgNobody         = "nobody can be asked: %s"
 	msgNoElicitation  = "--ask-with elicitation, but the client did not declare the elicitation capability"
+	msgFormTooSoon    = "the form was answered sooner than a person can read it after it was sent, so it was not shown to one"
 	msgFormFailed     = "asking through the client's form: %w"
 	msgFormNotAnswer  = "the client answered the form with %T, not a form's result"
 	msgFormAction     = "the client answered the form with the unknown action %q"

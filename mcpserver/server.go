@@ -350,11 +350,14 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 		return s.answer(r, s.headlessText(r))
 	}
 	c.Channel = ch
+	// Decided here, not in Ask: a form's request has an identity of its
+	// own (dialog.Request.Via), under which its open form is kept.
+	c = s.engine.Prepare(c)
 	if token := call.Params.GetProgressToken(); token != nil {
 		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
 	}
 	var r lifecycle.Result
-	if _, relayed := backendOf(ch).(relayedForm); relayed {
+	if _, relayed := backendOf(c.Channel).(relayedForm); relayed {
 		if h := s.questions.take(c.Request, call.Params); h != nil {
 			// Handed over once this call follows the request, so that the
 			// answer is this call's own; and in any case before it returns.
@@ -363,7 +366,7 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 		}
 		var q *question
 		if r, q, err = s.askOrRelay(ctx, c); q != nil {
-			return q.inputRequest(), nil, nil
+			return s.questions.send(q), nil, nil
 		}
 	} else {
 		r, err = s.engine.Ask(ctx, c)

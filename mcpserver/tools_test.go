@@ -508,6 +508,15 @@ func (ts *testServer) identityOf(message string) string {
 	return req.Identity()
 }
 
+// formIdentityOf is the identity of a confirm call with only message when
+// it is asked through the client's form: a request of its own
+// (dialog.Request.Via).
+func (ts *testServer) formIdentityOf(message string) string {
+	req := ts.s.base.Request
+	req.Message, req.Via = message, channelName
+	return req.Identity()
+}
+
 // schemaJSON is the part of a JSON schema these tests read.
 type schemaJSON struct {
 	Type                 string                  `json:"type"`
