@@ -352,3 +352,15 @@ func TestPrepare(t *testing.T) {
 		t.Fatal("a request naming a channel it is not asked through was asked")
 	}
 }
+
+// ask-confirm status of a withdrawn request says there is no answer, and
+// that asking again shows a new dialog: never the withdrawal as an answer.
+func TestStatusOfWithdrawnRequest(t *testing.T) {
+	te := newTestEngine(t)
+	c := testCall("rm -rf build?")
+	rec := te.seedAnswer(c, store.Withdrawn, time.Second)
+	r := te.StatusOf(rec)
+	if r.Status != StatusPending || !r.ShouldRetry || !strings.Contains(r.Message, "withdrawn") || strings.Contains(r.Message, "--remember") {
+		t.Fatalf("status of a withdrawn request: %+v", r)
+	}
+}

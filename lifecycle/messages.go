@@ -37,6 +37,8 @@ const (
 	msgStale      = "no fresh answer: the last one (%s) is older than its --remember; asking again shows a new dialog"
 	msgStaleRetry = "the remembered answer is too old"
 
+	msgWithdrawnNoAnswer = "no answer: the request was withdrawn when its caller stopped waiting and asked another way; asking again shows a new dialog"
+
 	msgCollectedLate    = "after its caller stopped waiting"
 	msgCollectedWaiting = "by the callers waiting for it"
 	// MsgUncollected says that an ended request's answer has not reached

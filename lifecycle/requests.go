@@ -72,10 +72,14 @@ func keeping(rec store.Record) reuse {
 // the reuse rules rec was asked with. It collects nothing.
 func (e *Engine) StatusOf(rec store.Record) Result {
 	if rec.Status.Final() && !keeping(rec).returns(rec, e.now()) {
+		msg := fmt.Sprintf(msgStale, rec.Status)
+		if rec.Status == store.Withdrawn {
+			msg = msgWithdrawnNoAnswer
+		}
 		return Result{
 			Status: StatusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
 			RequestedAt: rec.RequestedAt, ShouldRetry: true,
-			Message: fmt.Sprintf(msgStale, rec.Status), RetryReason: msgStaleRetry,
+			Message: msg, RetryReason: msgStaleRetry,
 		}
 	}
 	return fromRecord(rec, rec.Status.Final())
