@@ -74,6 +74,10 @@ const (
 // confirmed within seconds by someone who is there.
 const defaultTimeout = 2 * time.Minute
 
+// waitGrace is how long the program waits beyond the dialog's timeout,
+// for the holder to record that it expired.
+const waitGrace = 10 * time.Second
+
 // title is the window title of every request.
 const title = "SSH"
 
@@ -140,7 +144,9 @@ func (p program) call(prompt string) (lifecycle.Call, error) {
 			*s.d = d
 		}
 	}
-	c.Wait = c.Timeout
+	// Past the dialog's own deadline, so that the answer, or its expiry,
+	// is what the program reports: never "pending".
+	c.Wait = c.Timeout + waitGrace
 	if err := c.Validate(); err != nil {
 		var ie *dialog.InvalidError
 		if errors.As(err, &ie) {

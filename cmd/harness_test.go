@@ -468,10 +468,12 @@ func (h *harness) waitNoWindow(title string, limit time.Duration) {
 	eventually(h.t, limit, "no window titled "+title, func() bool { return len(h.windows(title)) == 0 })
 }
 
-// click presses the approve or cancel button of the dialog titled title:
-// zenity's two buttons fill the bottom row, cancel left and approve right;
-// "cancel-wide" is cancel in a dialog whose long text makes it wider than
-// its buttons, which then sit together at the right.
+// click presses the approve or cancel button of the dialog titled title.
+// GTK 3 packs zenity's two buttons, of one width (about 85 to 130 px),
+// at the right of the bottom row, 10 px apart and 12 px from the edge:
+// approve is rightmost, and 157 px from the right edge is inside cancel,
+// whether the text (the origin line, a long message) makes the dialog
+// wider than its buttons or not.
 func (h *harness) click(title, button string) {
 	h.t.Helper()
 	h.untilClosed(title, "clicking "+button, func(w string) {
@@ -480,14 +482,9 @@ func (h *harness) click(title, button string) {
 			k, v, _ := strings.Cut(line, "=")
 			geo[k], _ = strconv.Atoi(v)
 		}
-		x, y := geo["X"]+45, geo["Y"]+geo["HEIGHT"]-22
-		switch button {
-		case "approve":
+		x, y := geo["X"]+geo["WIDTH"]-157, geo["Y"]+geo["HEIGHT"]-22
+		if button == "approve" {
 			x = geo["X"] + geo["WIDTH"] - 45
-		case "cancel-wide":
-			// A dialog wider than its buttons packs both at the right:
-			// cancel is the left one of the pair.
-			x = geo["X"] + geo["WIDTH"] - 135
 		}
 		// Move away first: GTK ignores a click without the pointer entering
 		// the button, and --sync waits for a move that never comes when

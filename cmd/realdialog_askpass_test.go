@@ -161,7 +161,7 @@ func TestAskpassConfirmsKeyUseThroughSSHAgent(t *testing.T) {
 	}
 
 	s = a.sign(t, "denied")
-	h.click(askpassTitle, "cancel-wide")
+	h.click(askpassTitle, "cancel")
 	if s.wait(t, a) {
 		t.Fatal("Deny right after an approval made a signature")
 	}

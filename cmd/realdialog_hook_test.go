@@ -105,7 +105,7 @@ func TestRealDialogHookDeny(t *testing.T) {
 			h := newRealHarness(t)
 			c := newHookCall(h, hh, "HK-deny", "rm -rf ./build")
 			r := c.start(h, "--wait", "60s")
-			h.click(c.title, "cancel-wide")
+			h.click(c.title, "cancel")
 			v, reason := c.verdict(t, r.wait(30*time.Second))
 			if v != "deny" || reason != "denied in the ask-confirm dialog" {
 				t.Fatalf("Deny clicked, the host was told %s %q", v, reason)

@@ -117,8 +117,14 @@ func TestRealDialogCancelCommand(t *testing.T) {
 	args := []string{"--json", "--title", title, "--message", "Cancel me from outside"}
 	waiter := h.start(args...)
 	h.waitWindow(title)
-	list := h.list()
-	if len(list) != 1 || list[0].Status != "shown" || !list[0].HolderAlive || list[0].Title != title {
+	// The holder records "shown" once the dialog program has run for a
+	// moment (150 ms), which may be just after the window maps.
+	var list []lifecycle.Entry
+	eventually(t, 5*time.Second, "list to show the open request as shown", func() bool {
+		list = h.list()
+		return len(list) == 1 && list[0].Status == "shown"
+	})
+	if !list[0].HolderAlive || list[0].Title != title {
 		t.Fatalf("list while open: %+v", list)
 	}
 	o := h.run("cancel", list[0].Identity[:8])
