@@ -100,3 +100,26 @@ func dialogText(t *testing.T, title string) string {
 	t.Fatalf("no zenity process shows a window titled %s", title)
 	return ""
 }
+
+// Under the C locale, which MCP hosts and daemons often start programs
+// with, a dialog with text outside ASCII (here the message, and always the
+// origin line's "·") still shows: GTK would refuse such arguments, so the
+// dialog program is started with a UTF-8 locale.
+func TestRealDialogUnderTheCLocale(t *testing.T) {
+	h := newRealHarness(t)
+	var env []string
+	for _, kv := range h.env {
+		if !strings.HasPrefix(kv, "LANG=") && !strings.HasPrefix(kv, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	h.env = append(env, "LC_ALL=C")
+	title := h.title("RD-c-locale")
+	r := h.start("--json", "--title", title, "--message", "Déployer la v2 ?")
+	h.waitStable(h.waitWindow(title))
+	if text := dialogText(t, title); !strings.HasPrefix(text, "Déployer la v2 ?\n\nAsked by ") {
+		t.Fatalf("the dialog shows %q", text)
+	}
+	h.click(title, "approve")
+	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
+}

@@ -23,6 +23,7 @@ type Zenity struct{}
 
 // Ask implements Backend.
 func (Zenity) Ask(ctx context.Context, r Request) (bool, error) {
+	utf8Locale()
 	title := r.Title
 	if title == "" {
 		title = DefaultTitle

@@ -16,6 +16,7 @@ import (
 // error only when the window could not be shown. The text is shown on one
 // line, literally.
 func Notice(ctx context.Context, title, text string) error {
+	utf8Locale()
 	if title == "" {
 		title = DefaultTitle
 	}

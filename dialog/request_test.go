@@ -259,3 +259,24 @@ func TestOrigin(t *testing.T) {
 		t.Fatalf("a long origin: %d bytes, %q", len(long), long[len(long)-20:])
 	}
 }
+
+// The locale is UTF-8 only when the variable that decides it says so.
+func TestIsUTF8Locale(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{"LANG": "C"}, false},
+		{map[string]string{"LANG": "en_US.UTF-8"}, true},
+		{map[string]string{"LANG": "de_DE.utf8"}, true},
+		{map[string]string{"LANG": "en_US.UTF-8", "LC_ALL": "C"}, false},
+		{map[string]string{"LANG": "C", "LC_CTYPE": "C.UTF-8"}, true},
+		{map[string]string{"LC_ALL": "POSIX", "LC_CTYPE": "C.UTF-8"}, false},
+	}
+	for _, c := range cases {
+		if got := isUTF8Locale(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: isUTF8Locale = %v, want %v", c.env, got, c.want)
+		}
+	}
+}
