@@ -59,20 +59,7 @@ func (h *harness) mcpConnectWithForms(host *formHost, version string, args ...st
 	cmd := h.command(append([]string{"mcp"}, args...))
 	cmd.Stderr = s.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "ask-confirm-form-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: host.elicit})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		h.t.Fatalf("connecting to ask-confirm mcp: %v\nstderr: %s", err, s.stderr)
-	}
-	s.cs, s.cmd = cs, cmd
-	h.t.Cleanup(func() {
-		cs.Close()
-		if h.t.Failed() {
-			h.t.Logf("ask-confirm mcp %s stderr:\n%s", strings.Join(args, " "), s.stderr)
-		}
-	})
-	return s
+	return h.mcpDial(s, cmd, client, &mcp.ClientSessionOptions{ProtocolVersion: version}, args)
 }
 
 // requestEvents returns the history's events for the request key.

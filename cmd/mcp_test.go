@@ -79,9 +79,17 @@ func (h *harness) mcpConnect(args ...string) *mcpSession {
 			s.mu.Unlock()
 		},
 	})
+	return h.mcpDial(s, cmd, client, nil, args)
+}
+
+// mcpDial connects client to the server that cmd (ask-confirm mcp args)
+// starts, into s; the session is closed when the test ends, and the
+// server's stderr shown if it failed.
+func (h *harness) mcpDial(s *mcpSession, cmd *exec.Cmd, client *mcp.Client, opts *mcp.ClientSessionOptions, args []string) *mcpSession {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
 	if err != nil {
 		h.t.Fatalf("connecting to ask-confirm mcp: %v\nstderr: %s", err, s.stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -91,3 +92,16 @@ func Origin(who, dir, home string) string {
 
 // unknownAsker names a caller whose program cannot be told.
 const unknownAsker = "a process"
+
+// ShortDuration writes d as a person would: 5m rather than 5m0s, 1h30m
+// rather than 1h30m0s.
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -280,3 +280,23 @@ func TestIsUTF8Locale(t *testing.T) {
 		}
 	}
 }
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute:             "5m",
+		2 * time.Second:             "2s",
+		40 * time.Second:            "40s",
+		90 * time.Second:            "1m30s",
+		time.Hour:                   "1h",
+		24 * time.Hour:              "24h",
+		time.Hour + 30*time.Minute:  "1h30m",
+		2*time.Hour + 5*time.Second: "2h0m5s",
+		0:                           "0s",
+		1500 * time.Millisecond:     "1.5s",
+		168 * time.Hour:             "168h",
+	} {
+		if got := ShortDuration(d); got != want {
+			t.Errorf("ShortDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -591,17 +591,6 @@ func readResponse(t *testing.T, event string, stdout []byte) (verdict, reason st
 	return "", ""
 }
 
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		5 * time.Minute: "5m", 2 * time.Second: "2s", 90 * time.Second: "1m30s", time.Hour: "1h",
-		time.Hour + 30*time.Minute: "1h30m", 0: "0s", 1500 * time.Millisecond: "1.5s",
-	} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 12345: "12,345", 1047076: "1,047,076"} {
 		if got := thousands(n); got != want {

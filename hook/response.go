@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
@@ -135,9 +135,9 @@ func handBackReason(r lifecycle.Result, wait time.Duration) string {
 		if wait == Stopped {
 			return handBackStopped
 		}
-		return fmt.Sprintf(handBackWithdraw, shortDuration(wait))
+		return fmt.Sprintf(handBackWithdraw, dialog.ShortDuration(wait))
 	case lifecycle.StatusPending:
-		return fmt.Sprintf(handBackPending, shortDuration(wait))
+		return fmt.Sprintf(handBackPending, dialog.ShortDuration(wait))
 	case lifecycle.StatusExpired:
 		return handBackExpired
 	case lifecycle.StatusSuperseded:
@@ -148,16 +148,4 @@ func handBackReason(r lifecycle.Result, wait time.Duration) string {
 	}
 	// headless, failed, error: the engine's own words say why.
 	return capLine(r.Message, maxShownBytes)
-}
-
-// shortDuration writes d as a person would: 5m, 1h30m, 90s is 1m30s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

@@ -315,18 +315,7 @@ func TestSupersedeThenAsk(t *testing.T) {
 	older := testCall("Tag v1?")
 	older.Request.Key = "release"
 	stop := te.fakeHolder(older)
-	go func() {
-		// The holder notices the close request, as a real one does on
-		// SIGTERM or within a second.
-		for {
-			rec, _, err := te.store.Get(older.Request.Identity())
-			if err == nil && rec.CancelRequest != "" {
-				stop(rec.CancelRequest)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	go closeOnRequest(te, older, stop)
 	newer := testCall("Tag v2 instead?")
 	newer.Request.Key, newer.Wait = "release", 0
 	r := te.ask(newer)

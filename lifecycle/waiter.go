@@ -103,7 +103,8 @@ func (w *waiter) run(ctx context.Context) Result {
 			// asked yet, so the next look is still a first look.
 			continue
 		case stepSpawn:
-			ch := w.channel()
+			// Prepare chose: through the Channel, or (nil) by dialog.
+			ch := w.c.Channel
 			if ch == nil && !w.canAsk() {
 				return e.headless(w.c, w.id, *w.session)
 			}
@@ -143,10 +144,6 @@ func (w *waiter) look() (sighting, error) {
 	s.alive, err = platform.LockHeld(w.lockPath)
 	return s, err
 }
-
-// channel is the Channel this invocation asks through (Prepare decided
-// it), or nil for a dialog.
-func (w *waiter) channel() *Channel { return w.c.Channel }
 
 // Prepare decides how c is asked, as Ask does first: through its Channel
 // when the Channel is Always or no dialog can be shown here (Config.Detect),

@@ -180,7 +180,7 @@ func (s *server) serve(ctx context.Context, t mcp.Transport) error {
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ask-confirm", Title: "ask-confirm", Version: lifecycle.Version()}, &mcp.ServerOptions{
-		Instructions: fmt.Sprintf(mcpInstructions, s.asks(), shortDuration(s.base.Wait), shortDuration(max(s.base.CollectWithin, s.base.Remember)), shortDuration(s.base.Remember)),
+		Instructions: fmt.Sprintf(mcpInstructions, s.asks(), dialog.ShortDuration(s.base.Wait), dialog.ShortDuration(max(s.base.CollectWithin, s.base.Remember)), dialog.ShortDuration(s.base.Remember)),
 		Logger:       logger,
 		// The server sends no log messages; stderr carries them.
 		Capabilities: &mcp.ServerCapabilities{},
@@ -244,7 +244,7 @@ func (s *server) confirmTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        "confirm",
 		Title:       "Ask a person to approve",
-		Description: fmt.Sprintf(mcpConfirmDescription, s.asks(), shortDuration(s.base.Wait)),
+		Description: fmt.Sprintf(mcpConfirmDescription, s.asks(), dialog.ShortDuration(s.base.Wait)),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
 		InputSchema: &jsonschema.Schema{
 			Type:     "object",
@@ -262,7 +262,7 @@ func (s *server) confirmTool() *mcp.Tool {
 				"default_approve": {Type: "boolean", Description: "make the approve button the default, so Enter approves (default: cancel is the default button)", Default: []byte("false")},
 				"key":             text(fmt.Sprintf("explicit identity of the request; a different question under the same key replaces the open dialog (at most %d bytes)", dialog.MaxKeyBytes), dialog.MaxKeyBytes, ""),
 				"scope":           text(fmt.Sprintf("what separates identical questions asked for different things, such as a repository path (default: the server's working directory; at most %d bytes)", dialog.MaxScopeBytes), dialog.MaxScopeBytes, ""),
-				"timeout":         text(fmt.Sprintf("how long the dialog stays open unanswered, as a duration such as 90s or 10m (above 0, at most %s)", shortDuration(lifecycle.MaxTimeout)), 32, shortDuration(s.base.Timeout)),
+				"timeout":         text(fmt.Sprintf("how long the dialog stays open unanswered, as a duration such as 90s or 10m (above 0, at most %s)", dialog.ShortDuration(lifecycle.MaxTimeout)), 32, dialog.ShortDuration(s.base.Timeout)),
 			},
 			PropertyOrder:        []string{"message", "title", "ok_label", "cancel_label", "icon", "default_approve", "key", "scope", "timeout"},
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -623,18 +623,6 @@ func (p *progressNotifier) Waiting(left time.Duration, until time.Time) {
 }
 
 func (p *progressNotifier) Done() {}
-
-// shortDuration writes d as a person would: 5m rather than 5m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
 
 func jsonString(s string) json.RawMessage {
 	b, _ := json.Marshal(s) // a string always marshals

@@ -629,7 +629,7 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 		"cancel_label":    def.Request.CancelLabel,
 		"icon":            def.Request.Icon,
 		"default_approve": def.Request.DefaultApprove,
-		"timeout":         shortDuration(def.Timeout),
+		"timeout":         dialog.ShortDuration(def.Timeout),
 		"message":         nil,
 		"key":             nil,
 		"scope":           nil,
