@@ -111,9 +111,9 @@ func (f *cliFixture) rebuild() {
 // holder shows dialogs, and these tests start none.
 type cliNoBackend struct{ t *testing.T }
 
-func (b cliNoBackend) Ask(context.Context, dialog.Request) (bool, error) {
+func (b cliNoBackend) Ask(context.Context, dialog.Request) (dialog.Answer, error) {
 	b.t.Errorf("a dialog was shown by the calling process")
-	return false, errors.New("no backend in this test")
+	return dialog.Answer{}, errors.New("no backend in this test")
 }
 
 func (f *cliFixture) fixClock(now time.Time) { f.clock = func() time.Time { return now } }

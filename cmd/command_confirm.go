@@ -55,7 +55,8 @@ Exit codes:
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	c.AddCommand(newVersionCommand(),
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
-		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a))
+		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a),
+		newChooseCommand(a), newInputCommand(a))
 	return c
 }
 
@@ -73,12 +74,30 @@ func exitCodeTable() string {
 func (o *confirmOptions) define(f *pflag.FlagSet) {
 	d := lifecycle.DefaultCall()
 	r := &o.call.Request
-	f.StringVar(&r.Title, "title", d.Request.Title, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
-	f.StringVar(&r.Message, "message", "", fmt.Sprintf("the question to ask (required; at most %d bytes; shown literally, never as markup)", dialog.MaxMessageBytes))
-	f.StringVar(&r.OKLabel, "ok-label", d.Request.OKLabel, fmt.Sprintf("label of the approve button (at most %d bytes)", dialog.MaxLabelBytes))
-	f.StringVar(&r.CancelLabel, "cancel-label", d.Request.CancelLabel, fmt.Sprintf("label of the cancel button (at most %d bytes)", dialog.MaxLabelBytes))
+	o.defineQuestion(f, d.Request.OKLabel, "approve")
 	f.StringVar(&r.Icon, "icon", d.Request.Icon, "dialog icon: "+strings.Join(dialog.Icons, "|"))
 	f.BoolVar(&r.DefaultApprove, "default-approve", false, "make Approve the default button, so Enter approves (default: Cancel is the default button)")
+	f.DurationVar(&r.ApproveFor, "approve-for", 0, `add a third button, "Approve for DURATION", that approves and keeps that approval for DURATION for this exact request, whatever --remember says (1s to 168h)`)
+	o.defineLifecycle(f, true)
+}
+
+// defineQuestion defines the flags of what every kind of question shows:
+// its title, message and buttons.
+func (o *confirmOptions) defineQuestion(f *pflag.FlagSet, okLabel, ok string) {
+	d := lifecycle.DefaultCall()
+	r := &o.call.Request
+	f.StringVar(&r.Title, "title", d.Request.Title, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
+	f.StringVar(&r.Message, "message", "", fmt.Sprintf("the question to ask (required; at most %d bytes; shown literally, never as markup)", dialog.MaxMessageBytes))
+	f.StringVar(&r.OKLabel, "ok-label", okLabel, fmt.Sprintf("label of the %s button (at most %d bytes)", ok, dialog.MaxLabelBytes))
+	f.StringVar(&r.CancelLabel, "cancel-label", d.Request.CancelLabel, fmt.Sprintf("label of the cancel button (at most %d bytes)", dialog.MaxLabelBytes))
+}
+
+// defineLifecycle defines the flags of the request's lifecycle, which every
+// kind of question shares, and --json. headlessApprove offers
+// --if-headless approve, which only a confirmation can give.
+func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool) {
+	d := lifecycle.DefaultCall()
+	r := &o.call.Request
 	f.DurationVar(&o.call.Wait, "wait", d.Wait, "longest time this invocation blocks before exiting 3 (pending); 0 returns at once (0 to 24h)")
 	f.DurationVar(&o.call.Timeout, "timeout", d.Timeout, "how long the dialog stays open unanswered before it expires (above 0, at most 24h)")
 	f.DurationVar(&o.call.Remember, "remember", d.Remember, "how long an answer, once some caller has received it, is returned again to the same request without a new dialog (0 to 168h)")
@@ -86,7 +105,11 @@ func (o *confirmOptions) define(f *pflag.FlagSet) {
 	f.StringVar(&r.Scope, "scope", "", "what separates identical requests (default: the working directory)")
 	f.StringVar(&r.Key, "key", "", fmt.Sprintf("explicit identity; a new message under the same key supersedes the open dialog (at most %d bytes)", dialog.MaxKeyBytes))
 	f.IntVar(&o.call.Retries, "retries", d.Retries, fmt.Sprintf("how many times to show the dialog again when it fails to render or its holder dies (0 to %d)", lifecycle.MaxRetries))
-	f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
+	if headlessApprove {
+		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
+	} else {
+		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4) or deny (exit 1); there is no answer to approve with")
+	}
 	f.BoolVar(&o.noOrigin, "no-origin", false, `hide the line under the question that says who asks ("Asked by deploy.sh in ~/src/app · closes at 14:05"), for callers whose message says so itself`)
 	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
 	f.SortFlags = false

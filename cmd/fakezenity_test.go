@@ -34,7 +34,9 @@ const fakeRenderEnv = "ASK_CONFIRM_TEST_FAKE_RENDER"
 //     GNOME zenity does when it cannot open the display;
 //   - otherwise, after fakeRenderTime, writes DIR/shown-PID and waits for
 //     DIR/answer, which it claims by renaming it; "approve" exits 0,
-//     "cancel" exits 1, "crash" exits 139.
+//     "cancel" and "extra" exit 1, "crash" exits 139; the answer's lines
+//     after the first are written to stdout, as zenity writes the items
+//     picked, the text typed or the extra button's label.
 func fakeZenity() {
 	dir := os.Getenv(fakeZenityDirEnv)
 	if dir == "" {
@@ -67,10 +69,14 @@ func fakeZenity() {
 	for {
 		if os.Rename(filepath.Join(dir, "answer"), claimed) == nil {
 			b, _ := os.ReadFile(claimed)
-			switch strings.TrimSpace(string(b)) {
+			kind, out, _ := strings.Cut(string(b), "\n")
+			// What follows the first line is the dialog's output: the
+			// list items or the text picked, or the extra button's label.
+			os.Stdout.WriteString(out)
+			switch strings.TrimSpace(kind) {
 			case "approve":
 				os.Exit(0)
-			case "cancel":
+			case "cancel", "extra":
 				os.Exit(1)
 			default:
 				os.Exit(139)

@@ -20,6 +20,7 @@ const (
 	msgHistoryUnreadable = "skipped %d unreadable line(s) in %s"
 	msgNoOutcome         = "the confirm command ended without an outcome"
 	msgRunMCP            = "running %s: %w"
+	msgDefaultTwice      = "--default is given %d times; an input starts with one text"
 
 	// msgRequestLine is one request in the operators' reports: short
 	// identity, title, and what is said of it.

@@ -31,10 +31,18 @@ func (p printer) hint(msg string) error {
 }
 
 // result writes r: the JSON object on stdout with asJSON, and a one-line
-// summary on stderr otherwise. Stdout carries nothing but the JSON. A hint
+// summary on stderr otherwise, after the answer to a choice or an input on
+// stdout. Stdout carries nothing but the JSON. A hint
 // goes to stderr either way: it is for the person reading the log.
 func (p printer) result(stdout io.Writer, r lifecycle.Result, asJSON bool) error {
 	var err error
+	if answer, ok := theAnswer(r); ok && !asJSON && r.ExitCode == lifecycle.ExitApproved {
+		// What choose and input print: the answer on stdout, and the
+		// one-line summary on stderr as ever.
+		if _, err := io.WriteString(stdout, answer); err != nil {
+			return err
+		}
+	}
 	switch {
 	case asJSON:
 		err = writeJSON(stdout, r)

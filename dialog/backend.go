@@ -3,18 +3,39 @@ package dialog
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
 
 	"github.com/ncruces/zenity"
 )
 
+// Answer is what the person did with a request.
+type Answer struct {
+	// Approved is true only when the person pressed the approve button of
+	// a confirmation, or answered a choice or an input with OK.
+	Approved bool
+	// Values are the labels chosen (Choose) or the one text typed (Input).
+	Values []string
+	// Typed is true when the last of Values is text the person typed as
+	// a choice's own answer (Request.Other).
+	Typed bool
+	// For is how long the person approved for, with a confirmation's
+	// Approve-for button (Request.ApproveFor); zero otherwise.
+	For time.Duration
+}
+
 // Backend puts a request on screen and waits for the person.
 //
-// Ask returns (true, nil) only when the person pressed the approve button and
-// (false, nil) when they pressed cancel, pressed Esc or closed the window.
-// When ctx ends first, the dialog is closed and Ask returns ctx's error. Any
-// other error means the dialog could not be shown or crashed.
+// Ask returns an Answer with Approved only when the person answered: the
+// approve button, or OK with a choice or a text. Cancel, Esc, closing the
+// window or OK with nothing chosen return an Answer without Approved and a
+// nil error. When ctx ends first, the dialog is closed and Ask returns
+// ctx's error. Any other error means the dialog could not be shown, crashed,
+// or returned what was not asked for.
 type Backend interface {
-	Ask(ctx context.Context, r Request) (approved bool, err error)
+	Ask(ctx context.Context, r Request) (Answer, error)
 }
 
 // Zenity is the Backend built on github.com/ncruces/zenity: zenity, qarma or
@@ -22,7 +43,7 @@ type Backend interface {
 type Zenity struct{}
 
 // Ask implements Backend.
-func (Zenity) Ask(ctx context.Context, r Request) (bool, error) {
+func (Zenity) Ask(ctx context.Context, r Request) (Answer, error) {
 	utf8Locale()
 	title := r.Title
 	if title == "" {
@@ -34,6 +55,30 @@ func (Zenity) Ask(ctx context.Context, r Request) (bool, error) {
 		zenity.OKLabel(r.OKLabel),
 		zenity.CancelLabel(r.CancelLabel),
 	}
+	closes, _ := ctx.Deadline()
+	var ans Answer
+	var err error
+	switch r.Kind {
+	case Choose:
+		ans, err = choose(r, r.Shown(closes), opts)
+	case Input:
+		ans, err = input(r, r.Shown(closes), opts)
+	default:
+		ans, err = confirm(r, r.Shown(closes), opts)
+	}
+	switch {
+	case ctx.Err() != nil:
+		// Prefer our own reason for closing over whatever the dialog reported.
+		return Answer{}, ctx.Err()
+	case errors.Is(err, zenity.ErrCanceled):
+		return Answer{}, nil
+	case err != nil:
+		return Answer{}, err
+	}
+	return ans, nil
+}
+
+func confirm(r Request, text string, opts []zenity.Option) (Answer, error) {
 	switch r.Icon {
 	case "question":
 		opts = append(opts, zenity.QuestionIcon)
@@ -50,17 +95,141 @@ func (Zenity) Ask(ctx context.Context, r Request) (bool, error) {
 		// Enter presses the default button; it must not approve by accident.
 		opts = append(opts, zenity.DefaultCancel())
 	}
-	closes, _ := ctx.Deadline()
-	err := zenity.Question(r.Shown(closes), opts...)
-	switch {
-	case ctx.Err() != nil:
-		// Prefer our own reason for closing over whatever the dialog reported.
-		return false, ctx.Err()
-	case err == nil:
-		return true, nil
-	case errors.Is(err, zenity.ErrCanceled):
-		return false, nil
-	default:
-		return false, err
+	if r.ApproveFor > 0 {
+		opts = append(opts, zenity.ExtraButton(r.ApproveForLabel()))
 	}
+	err := zenity.Question(text, opts...)
+	switch {
+	case err == nil:
+		return Answer{Approved: true}, nil
+	case r.ApproveFor > 0 && errors.Is(err, zenity.ErrExtraButton):
+		return Answer{Approved: true, For: r.ApproveFor}, nil
+	}
+	return Answer{}, err
 }
+
+// choose shows the options as a list: one line each, the label and its
+// description, and maps the lines picked back to labels. OK with nothing
+// picked is no answer.
+func choose(r Request, text string, opts []zenity.Option) (Answer, error) {
+	// The title, buttons and context, for the text field of Other.
+	base := slices.Clip(opts)
+	lines := make([]string, len(r.Options))
+	label := make(map[string]string, len(r.Options))
+	for i, o := range r.Options {
+		lines[i] = o.Display()
+		label[lines[i]] = o.Label
+	}
+	if r.Other {
+		lines = append(lines, OtherLabel)
+	}
+	if !r.Multiple && len(r.Selected) == 1 {
+		// OK with nothing picked takes the default: say which, where
+		// the platform cannot preselect it (zenity on Linux).
+		i := indexOf(r.Labels(), r.Selected[0])
+		if marked := lines[i] + defaultMark; label[marked] == "" {
+			delete(label, lines[i])
+			lines[i] = marked
+			label[marked] = r.Selected[0]
+		}
+	}
+	var selected []string
+	for i, o := range r.Options {
+		if indexOf(r.Selected, o.Label) >= 0 {
+			selected = append(selected, lines[i])
+		}
+	}
+	if len(selected) > 0 {
+		opts = append(opts, zenity.DefaultItems(selected...))
+	}
+	opts = append(opts, zenity.DisallowEmpty())
+	var picked []string
+	var err error
+	if r.Multiple {
+		picked, err = zenity.ListMultiple(listText(text), lines, append(opts, zenity.CheckList())...)
+	} else {
+		var one string
+		one, err = zenity.List(listText(text), lines, opts...)
+		if one != "" {
+			picked = []string{one}
+		}
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	if len(picked) == 0 && !r.Multiple && len(r.Selected) == 1 {
+		// OK with nothing picked takes the default, which the list shows
+		// preselected where the platform can (DefaultItems).
+		picked = []string{lines[indexOf(r.Labels(), r.Selected[0])]}
+	}
+	if len(picked) == 0 {
+		return Answer{}, nil
+	}
+	ans := Answer{Approved: true}
+	other := false
+	for _, p := range picked {
+		if r.Other && p == OtherLabel {
+			other = true
+			continue
+		}
+		l, ok := label[p]
+		if !ok {
+			return Answer{}, fmt.Errorf(msgNotAnOption, p)
+		}
+		ans.Values = append(ans.Values, l)
+	}
+	if other {
+		// The person's own answer, asked next in the same request.
+		own, err := input(Request{Title: r.Title, OKLabel: r.OKLabel, CancelLabel: r.CancelLabel}, text+"\n\n"+otherPrompt, base)
+		if err != nil || !own.Approved {
+			return own, err
+		}
+		ans.Values, ans.Typed = append(ans.Values, own.Values[0]), true
+	}
+	return ans, nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// input shows an entry and returns its text, which may be empty.
+func input(r Request, text string, opts []zenity.Option) (Answer, error) {
+	if r.Text != "" {
+		opts = append(opts, zenity.EntryText(r.Text))
+	}
+	typed, err := zenity.Entry(entryText(text), opts...)
+	if err != nil {
+		return Answer{}, err
+	}
+	if err := CheckAnswer(typed); err != nil {
+		return Answer{}, err
+	}
+	return Answer{Approved: true, Values: []string{typed}}, nil
+}
+
+// CheckAnswer reports typed text that cannot be an input's answer: over
+// MaxTextBytes or not UTF-8.
+func CheckAnswer(typed string) error {
+	switch {
+	case len(typed) > MaxTextBytes:
+		return fmt.Errorf(msgAnswerTooLong, len(typed), MaxTextBytes)
+	case !utf8.ValidString(typed):
+		return errors.New(msgAnswerNotUTF8)
+	}
+	return nil
+}
+
+// defaultMark follows the default option in a single choice's list.
+const defaultMark = " (default)"
+
+const (
+	msgNotAnOption   = "the dialog returned %q, which is none of the options"
+	msgAnswerTooLong = "the text typed is %d bytes; the limit is %d"
+	msgAnswerNotUTF8 = "the text typed is not valid UTF-8"
+)

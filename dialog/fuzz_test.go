@@ -2,6 +2,8 @@ package dialog
 
 import (
 	"errors"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -146,7 +148,7 @@ func FuzzIdentity(f *testing.F) {
 		// The key is not content: compare everything else.
 		ac, bc := a, b
 		ac.Key, bc.Key = "", ""
-		if sameContent := ac == bc; sameContent != (a.ContentHash() == b.ContentHash()) {
+		if sameContent := reflect.DeepEqual(ac, bc); sameContent != (a.ContentHash() == b.ContentHash()) {
 			t.Fatalf("same content = %v but ContentHash equal = %v\na = %#v\nb = %#v",
 				sameContent, !sameContent, a, b)
 		}
@@ -182,4 +184,185 @@ func FuzzLiteral(f *testing.F) {
 			t.Fatalf("Literal changed plain text %q to %q", s, out)
 		}
 	})
+}
+
+// FuzzChoice builds a choice from fuzzed text: options (each "LABEL" or
+// "LABEL=DESCRIPTION", as on the command line) split by a fuzzed
+// separator, a description for the first, defaults split the same way and
+// --multiple. Validate never panics and refuses with a field a person can
+// find; whatever it accepts is a list a person can read: 2 to MaxOptions
+// distinct one-line labels that no dialog program takes for a flag, each
+// reading differently, and defaults among them. Its hash depends on the
+// order of the options, and every option's command-line form reads back
+// as itself.
+func FuzzChoice(f *testing.F) {
+	f.Add("staging=the staging cluster,production", ",", "", "", false)
+	f.Add("a,b,c", ",", "first", "a", false)
+	f.Add("a,b,c", ",", "", "a,c", true)
+	f.Add("a,b,c", ",", "", "a,c", false)
+	f.Add("a,b,a", ",", "", "", false)
+	f.Add("a,,b", ",", "", "", false)
+	f.Add("a,=desc", ",", "", "", false)
+	f.Add("a,-x", ",", "", "", false)
+	f.Add("a,--help", ",", "", "", false)
+	f.Add("a\nb,c", ",", "", "", false)
+	f.Add("a|b", "|", "line\nline", "", false)
+	f.Add("a — b,a=b", ",", "", "", false)
+	f.Add("a,b — c", ",", "", "", false)
+	f.Add("a, b", ",", "", "", false)
+	f.Add("a ,b", ",", "", "", false)
+	f.Add("a\u00a0,b", ",", "", "", false)
+	f.Add("only", ",", "", "", false)
+	f.Add("", ",", "", "", false)
+	f.Add("", "", "0", "0", true) // no options at all: Split("", "") is empty
+	f.Add("a,b", ",", "", "c", false)
+	f.Add("a,b", ",", "", "a,a", true)
+	f.Add("a==b=c,x", ",", "", "a=b", false)
+	f.Add("==,====", ",", "", "=", false)
+	f.Add("a\xff,b", ",", "", "", false)
+	f.Add("a,b\x00", ",", "", "", false)
+	f.Add("a,b", ",", "\x1b[31mred\x1b[0m", "", false)
+	f.Add("a,\x1b[2Jb", ",", "", "", false)
+	f.Add("invoice\u202Efdp.exe,b", ",", "", "", false)
+	f.Add("a,b\u2066c", ",", "", "", false)
+	f.Add("a,b\u0085", ",", "", "", false)
+	f.Add("a,b", ",", strings.Repeat("d", MaxDescriptionBytes+1), "", false)
+	f.Add(strings.Repeat("l", MaxOptionBytes+1)+",b", ",", "", "", false)
+	f.Add(strings.Repeat("l", MaxOptionBytes)+",b", ",", strings.Repeat("d", MaxDescriptionBytes), "", false)
+	f.Add(strings.TrimSuffix(strings.Repeat("o,", MaxOptions+1), ","), ",", "", "", true)
+	f.Add("abcdefghijklmnopqrstuvwxyzABCDEF", "", "", "", false)
+	f.Add("abcdefghijklmnopqrstuvwxyzABCDEFG", "", "", "", false)
+
+	f.Fuzz(func(t *testing.T, options, sep, description, defaults string, multiple bool) {
+		r := Request{
+			Message: "Pick one", OKLabel: "OK", CancelLabel: "Cancel", Scope: "/s",
+			Kind: Choose, Multiple: multiple,
+		}
+		for _, s := range strings.Split(options, sep) {
+			r.Options = append(r.Options, ParseOption(s))
+		}
+		if description != "" && len(r.Options) > 0 { // none when options and sep are empty
+			r.Options[0].Description = description
+		}
+		if defaults != "" {
+			r.Selected = strings.Split(defaults, sep)
+		}
+
+		err := r.Validate()
+		if again := r.Validate(); (err == nil) != (again == nil) {
+			t.Fatalf("Validate is not deterministic: %v then %v", err, again)
+		}
+		if err != nil {
+			var ie *InvalidError
+			if !errors.Is(err, ErrInvalid) || !errors.As(err, &ie) {
+				t.Fatalf("Validate() = %T %v, want an *InvalidError wrapping ErrInvalid", err, err)
+			}
+			if !choiceField(ie.Field, len(r.Options)) {
+				t.Fatalf("Field = %q, not a flag of a choice with %d options", ie.Field, len(r.Options))
+			}
+			if ie.Reason == "" {
+				t.Fatalf("empty Reason for %s", ie.Field)
+			}
+			for _, c := range err.Error() {
+				if c < 0x20 || (c >= 0x7f && c < 0xa0) || isBidiOverride(c) {
+					t.Fatalf("Error() = %q echoes U+%04X", err.Error(), c)
+				}
+			}
+			return
+		}
+
+		if n := len(r.Options); n < 2 || n > MaxOptions {
+			t.Fatalf("accepted %d options", n)
+		}
+		labels := map[string]bool{}
+		shown := map[string]bool{}
+		for i, o := range r.Options {
+			switch {
+			case strings.TrimSpace(o.Label) == "":
+				t.Fatalf("accepted an empty label as option %d", i+1)
+			case o.Label != strings.TrimSpace(o.Label):
+				t.Fatalf("accepted label %q with spaces around it", o.Label)
+			case strings.HasPrefix(o.Label, "-"):
+				t.Fatalf("accepted label %q that looks like a flag", o.Label)
+			case len(o.Label) > MaxOptionBytes:
+				t.Fatalf("accepted a label of %d bytes", len(o.Label))
+			case len(o.Description) > MaxDescriptionBytes:
+				t.Fatalf("accepted a description of %d bytes", len(o.Description))
+			case labels[o.Label]:
+				t.Fatalf("accepted label %q twice", o.Label)
+			case shown[o.Display()]:
+				t.Fatalf("accepted two options that read %q", o.Display())
+			}
+			labels[o.Label], shown[o.Display()] = true, true
+			for _, s := range []string{o.Label, o.Description} {
+				if !utf8.ValidString(s) {
+					t.Fatalf("accepted invalid UTF-8 in option %d: %q", i+1, s)
+				}
+				for _, c := range s {
+					if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || isBidiOverride(c) {
+						t.Fatalf("accepted U+%04X in option %d: %q", c, i+1, s)
+					}
+				}
+			}
+			// The command-line form of an accepted option reads back as
+			// itself, "=" in its label and all (a description that starts
+			// with '=' has no command-line form).
+			if got := ParseOption(escapeOption(o)); !strings.HasPrefix(o.Description, "=") && got != o {
+				t.Fatalf("ParseOption(%q) = %#v, want %#v", escapeOption(o), got, o)
+			}
+		}
+		if len(r.Selected) > 1 && !multiple {
+			t.Fatalf("accepted %d defaults without multiple", len(r.Selected))
+		}
+		picked := map[string]bool{}
+		for _, s := range r.Selected {
+			if !labels[s] {
+				t.Fatalf("accepted default %q, which is not an option", s)
+			}
+			if picked[s] {
+				t.Fatalf("accepted default %q twice", s)
+			}
+			picked[s] = true
+		}
+
+		h := r.ContentHash()
+		if !hexSHA256.MatchString(h) {
+			t.Fatalf("ContentHash() = %q, not 64 lowercase hex digits", h)
+		}
+		reversed := r
+		reversed.Options = make([]Option, len(r.Options))
+		for i, o := range r.Options {
+			reversed.Options[len(r.Options)-1-i] = o
+		}
+		if reversed.ContentHash() == h {
+			t.Fatalf("options %q and their reverse have the same ContentHash", r.Labels())
+		}
+		flipped := r
+		flipped.Multiple = !multiple
+		if flipped.ContentHash() == h {
+			t.Fatalf("multiple %v and %v have the same ContentHash", multiple, !multiple)
+		}
+		asked := r
+		asked.Origin = "fuzz in /s"
+		if asked.ContentHash() != h || asked.Identity() != r.Identity() {
+			t.Fatalf("the origin changed the identity")
+		}
+	})
+}
+
+// choiceField reports whether field names a flag of a choice with n
+// options: --option, --option N or --option N description with N in 1..n,
+// or --default.
+func choiceField(field string, n int) bool {
+	switch field {
+	case "--option", "--default":
+		return true
+	}
+	rest, ok := strings.CutPrefix(field, "--option ")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSuffix(rest, " description")
+	i, err := strconv.Atoi(rest)
+	return err == nil && i >= 1 && i <= n && strconv.Itoa(i) == rest
 }

@@ -5,14 +5,15 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"strconv"
 )
 
 // identityFormat versions the encoding below. Changing what goes into a hash
 // must change this string, so old records can never match new requests.
 const identityFormat = "ask-confirm identity v1"
 
-// kind names the dialog kind in the hash, so a future kind of dialog with the
-// same texts is a different request.
+// kind names a confirmation in the hash; other kinds are named by their
+// own Kind, so a choice with the same texts is a different request.
 const kind = "question"
 
 // ContentHash returns the hex SHA-256 of everything the person sees and the
@@ -23,11 +24,36 @@ func (r Request) ContentHash() string {
 	if r.DefaultApprove {
 		defaultButton = "approve"
 	}
-	fields := []string{identityFormat, "content", kind, r.Title, r.Message, r.OKLabel, r.CancelLabel,
+	k := kind
+	if r.Kind != Confirm {
+		k = r.Kind
+	}
+	fields := []string{identityFormat, "content", k, r.Title, r.Message, r.OKLabel, r.CancelLabel,
 		r.Icon, defaultButton, r.Scope}
+	// Each addition only where it is set: the hashes of requests made
+	// before it stay as they were.
 	if r.Via != "" {
-		// Only then: a dialog's hashes stay as they were.
 		fields = append(fields, "via", r.Via)
+	}
+	if r.Kind != Confirm {
+		// Counted, so that no option can pass for another part.
+		multiple := "one"
+		if r.Multiple {
+			multiple = "several"
+		}
+		fields = append(fields, "options", strconv.Itoa(len(r.Options)))
+		for _, o := range r.Options {
+			fields = append(fields, o.Label, o.Description)
+		}
+		fields = append(fields, multiple, "selected", strconv.Itoa(len(r.Selected)))
+		fields = append(fields, r.Selected...)
+		fields = append(fields, "text", r.Text)
+		if r.Other {
+			fields = append(fields, "other")
+		}
+	}
+	if r.ApproveFor != 0 {
+		fields = append(fields, "approve-for", strconv.FormatInt(int64(r.ApproveFor), 10))
 	}
 	return sum(fields...)
 }

@@ -72,6 +72,25 @@ type Request struct {
 	// given in a client's form, which an agent's host may fill in, is
 	// never the answer to a question asked by dialog.
 	Via string `json:"via,omitempty"`
+
+	// Kind is what is asked: Confirm (the zero value), Choose or Input.
+	Kind string `json:"kind,omitempty"`
+	// Options are a choice's answers, in the order shown.
+	Options []Option `json:"options,omitempty"`
+	// Multiple lets the person pick several options.
+	Multiple bool `json:"multiple,omitempty"`
+	// Selected are the labels of the options chosen in advance: a
+	// choice's default.
+	Selected []string `json:"selected,omitempty"`
+	// Other offers, beside a choice's options, an answer of the person's
+	// own: a last option, OtherLabel, that asks for a line of text.
+	Other bool `json:"other,omitempty"`
+	// Text is the text an input starts with: its default.
+	Text string `json:"text,omitempty"`
+	// ApproveFor, when set, offers a third button on a confirmation that
+	// approves this request and keeps the approval for this long
+	// (ApproveForLabel).
+	ApproveFor time.Duration `json:"approve_for,omitempty"`
 }
 
 // Shown is the text the dialog shows: the message, then, unless Origin is
@@ -120,8 +139,8 @@ func (r Request) Validate() error {
 			return err
 		}
 	}
-	if !validIcon(r.Icon) {
-		return &InvalidError{"--icon", fmt.Sprintf("%q is not one of %s", r.Icon, strings.Join(Icons, ", "))}
+	if err := r.validateKind(); err != nil {
+		return err
 	}
 	if r.OKLabel == r.CancelLabel {
 		return &InvalidError{"--ok-label", "must differ from --cancel-label, or the person cannot tell the buttons apart"}

@@ -134,6 +134,9 @@ func (c Call) Validate() error {
 	default:
 		return bad("--if-headless", fmt.Sprintf("%q is not one of fail, deny, approve", c.IfHeadless))
 	}
+	if c.IfHeadless == IfHeadlessApprove && c.Request.Kind != dialog.Confirm {
+		return bad("--if-headless", msgHeadlessNone)
+	}
 	if c.Channel != nil && (c.Channel.Name == "" || c.Channel.Backend == nil) {
 		return bad("channel", "needs a name and a backend")
 	}

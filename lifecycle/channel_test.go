@@ -5,6 +5,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +27,10 @@ type channelBackend struct {
 }
 
 type channelAnswer struct {
-	approved bool
-	err      error
+	approved    bool
+	values      []string
+	approvedFor time.Duration
+	err         error
 }
 
 func newChannelBackend(te *testEngine) *channelBackend {
@@ -35,16 +38,16 @@ func newChannelBackend(te *testEngine) *channelBackend {
 		answers: make(chan channelAnswer, 1), asked: make(chan dialog.Request, 4), ended: make(chan error, 4)}
 }
 
-func (b *channelBackend) Ask(ctx context.Context, r dialog.Request) (bool, error) {
+func (b *channelBackend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
 	b.asked <- r
 	select {
 	case a := <-b.answers:
 		b.te.advance(b.took)
 		b.ended <- nil
-		return a.approved, a.err
+		return dialog.Answer{Approved: a.approved, Values: a.values, For: a.approvedFor}, a.err
 	case <-ctx.Done():
 		b.ended <- ctx.Err()
-		return false, ctx.Err()
+		return dialog.Answer{}, ctx.Err()
 	}
 }
 
@@ -338,7 +341,7 @@ func TestPrepare(t *testing.T) {
 	if p.Channel == nil || p.Request.Via != "elicitation" || !c.Channel.Always {
 		t.Fatalf("Always: via %q", p.Request.Via)
 	}
-	if again := te.Prepare(p); again.Request != p.Request || again.Channel != p.Channel {
+	if again := te.Prepare(p); !reflect.DeepEqual(again.Request, p.Request) || again.Channel != p.Channel {
 		t.Fatal("preparing a prepared call changed it")
 	}
 	te.headlessSession()

@@ -51,9 +51,12 @@ type reuse struct {
 	collectWithin time.Duration
 }
 
-// returns reports whether a new invocation takes rec's answer at now.
+// returns reports whether a new invocation takes rec's answer at now: within
+// remember, within collectWithin while nobody has received it, or while the
+// person's approve-for period runs.
 func (k reuse) returns(rec store.Record, now time.Time) bool {
-	return rec.Status != store.Withdrawn && (rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin))
+	return rec.Status != store.Withdrawn &&
+		(rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin) || rec.ApprovedAt(now))
 }
 
 // holderStartGrace is how long a "requested" record stands in for a lock

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,7 +151,7 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 	if dir == "" {
 		dir = rec.CallerDir
 	}
-	return store.AppendEvent(e.paths.History, store.Event{
+	ev := store.Event{
 		Time:        e.now().UTC(),
 		Event:       event,
 		Identity:    rec.Identity,
@@ -163,7 +164,24 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 		Dir:         dir,
 		Channel:     rec.Channel,
 		Origin:      rec.Origin,
-	})
+	}
+	if rec.Status == store.Approved {
+		// What the person answered: a choice's labels, which are the
+		// question's own text, but of free text only its hash.
+		switch {
+		case rec.Kind == dialog.Choose && rec.Typed && len(rec.Answers) > 0:
+			last := len(rec.Answers) - 1
+			ev.Answer, ev.AnswerHash = rec.Answers[:last], messageHash(rec.Answers[last])
+		case rec.Kind == dialog.Choose:
+			ev.Answer = rec.Answers
+		case rec.Kind == dialog.Input:
+			ev.AnswerHash = messageHash(strings.Join(rec.Answers, "\n"))
+		}
+		if rec.ApprovedFor > 0 {
+			ev.ApprovedFor = dialog.ShortDuration(rec.ApprovedFor)
+		}
+	}
+	return store.AppendEvent(e.paths.History, ev)
 }
 
 // logEventOrWarn is logEvent for events whose loss should not change the

@@ -67,9 +67,9 @@ func newTestEngine(t *testing.T) *testEngine {
 // shows dialogs, and these tests start none.
 type noBackend struct{ t *testing.T }
 
-func (b noBackend) Ask(context.Context, dialog.Request) (bool, error) {
+func (b noBackend) Ask(context.Context, dialog.Request) (dialog.Answer, error) {
 	b.t.Errorf("a dialog was shown by the calling process")
-	return false, errors.New("no backend in this test")
+	return dialog.Answer{}, errors.New("no backend in this test")
 }
 
 func (te *testEngine) advance(d time.Duration) { te.clock.Add(int64(d)) }

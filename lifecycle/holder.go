@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -140,14 +141,14 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	defer tick.Stop()
 
 	type answer struct {
-		approved bool
-		err      error
+		dialog.Answer
+		err error
 	}
 	answers := make(chan answer, 1)
 	started := e.now()
 	go func() {
-		ok, err := h.backend.Ask(dctx, req)
-		answers <- answer{ok, err}
+		ans, err := h.backend.Ask(dctx, req)
+		answers <- answer{ans, err}
 	}()
 	settled := time.NewTimer(e.settle)
 	defer settled.Stop()
@@ -167,8 +168,13 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 				cancel(errCloseAsked)
 			}
 		case ans := <-answers:
-			status, reason := e.classify(dctx, id, content, ans.approved, ans.err, e.now().Sub(started), rec.Channel)
-			return e.finishWithRetry(id, content, pid, status, reason)
+			status, reason := e.classify(dctx, id, content, ans.Approved, ans.err, e.now().Sub(started), rec.Channel)
+			if status != store.Approved {
+				ans.Answer = dialog.Answer{}
+			} else if err := checkAnswer(req, ans.Answer); err != nil {
+				status, reason, ans.Answer = store.Failed, err.Error(), dialog.Answer{}
+			}
+			return e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer})
 		}
 	}
 }
@@ -259,14 +265,60 @@ func (e *Engine) closeAsked(id, content string) bool {
 	return err == nil && found && (rec.ContentHash != content || rec.CancelRequest != "")
 }
 
+// checkAnswer reports an answer that does not answer req: a choice's
+// labels that are not its options, several for a single choice, or none;
+// an input's text that is not one valid text; anything beyond approval for
+// a confirmation, and an approve-for period the request did not offer. A
+// backend that returns one is broken, and its answer is not recorded.
+func checkAnswer(req dialog.Request, ans dialog.Answer) error {
+	if ans.For != 0 && (req.Kind != dialog.Confirm || ans.For != req.ApproveFor) {
+		return fmt.Errorf(msgBadAnswer, fmt.Sprintf("an approval for %s, which was not offered", ans.For))
+	}
+	switch req.Kind {
+	case dialog.Choose:
+		if len(ans.Values) == 0 || (!req.Multiple && len(ans.Values) > 1) {
+			return fmt.Errorf(msgBadAnswer, fmt.Sprintf("%d options chosen", len(ans.Values)))
+		}
+		labels := ans.Values
+		if ans.Typed {
+			if !req.Other {
+				return fmt.Errorf(msgBadAnswer, "an answer of the person's own, which was not offered")
+			}
+			if err := dialog.CheckAnswer(ans.Values[len(ans.Values)-1]); err != nil {
+				return fmt.Errorf(msgBadAnswer, err)
+			}
+			labels = labels[:len(labels)-1]
+		}
+		seen := map[string]bool{}
+		for _, v := range labels {
+			if seen[v] || !slices.Contains(req.Labels(), v) {
+				return fmt.Errorf(msgBadAnswer, fmt.Sprintf("%q is not an option, or is chosen twice", v))
+			}
+			seen[v] = true
+		}
+	case dialog.Input:
+		if len(ans.Values) != 1 || ans.Typed {
+			return fmt.Errorf(msgBadAnswer, fmt.Sprintf("%d texts", len(ans.Values)))
+		}
+		if err := dialog.CheckAnswer(ans.Values[0]); err != nil {
+			return fmt.Errorf(msgBadAnswer, err)
+		}
+	default:
+		if len(ans.Values) != 0 || ans.Typed {
+			return fmt.Errorf(msgBadAnswer, "values for a confirmation")
+		}
+	}
+	return nil
+}
+
 // finishWithRetry records the final state, retrying a store that is briefly
 // locked or full: the answer is the one thing a holder must not lose. If it
 // still fails, the holder exits without an answer on record and waiters treat
 // it as a dead holder, which never approves.
-func (e *Engine) finishWithRetry(id, content string, pid int, status store.Status, reason string) error {
+func (e *Engine) finishWithRetry(id, content string, pid int, end ending) error {
 	var err error
 	for try := 0; try < 5; try++ {
-		if _, _, err = e.finish(id, content, pid, status, reason); err == nil {
+		if _, _, err = e.end(id, content, pid, end); err == nil {
 			return nil
 		}
 		time.Sleep(time.Duration(100<<try) * time.Millisecond)

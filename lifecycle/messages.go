@@ -59,4 +59,13 @@ const (
 	msgRecordAnswer   = "recording the answer: %w"
 	msgRecordHeadless = "recording the headless approval: %w"
 	msgDecodeRequest  = "decoding the stored request: %w"
+	msgBadAnswer      = "the dialog's answer does not answer the question: %v"
+
+	msgChose        = "chosen: %s"
+	msgTyped        = "answered"
+	msgOwnAnswer    = "an answer of their own"
+	msgNoChoice     = "cancelled: the person gave no answer"
+	msgApprovedFor  = "approved for %s, until %s"
+	msgNoAnswer     = "the store says a %s was answered but holds no answer"
+	msgHeadlessNone = "approve has no answer to give to a choice or a text; use fail or deny"
 )

@@ -2,7 +2,11 @@ package lifecycle
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
 
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -21,7 +25,17 @@ type Result struct {
 	RetryReason string    `json:"retry_reason,omitempty"`
 	RequestedAt time.Time `json:"requested_at,omitzero"`
 	AnsweredAt  time.Time `json:"answered_at,omitzero"`
-	Message     string    `json:"message"`
+	// Answer is what the person answered to a choice (the label chosen,
+	// or with Multiple the list of them) or an input (the text), when
+	// Status is approved; absent for a confirmation.
+	Answer any `json:"answer,omitempty"`
+	// ApprovedUntil is, for an approval given with the approve-for
+	// button, when it stops being returned.
+	ApprovedUntil time.Time `json:"approved_until,omitzero"`
+	// Other is true when the (last) answer to a choice is the person's own
+	// text rather than an option's label.
+	Other   bool   `json:"other,omitempty"`
+	Message string `json:"message"`
 	// Hint says what to do next, if anything; the command line prints it
 	// after the message.
 	Hint string `json:"-"`
@@ -59,9 +73,13 @@ func fromRecord(rec store.Record, remembered bool) Result {
 	case store.Approved:
 		r.Status, r.ExitCode = StatusApproved, ExitApproved
 		r.Message = msgApproved
+		answered(&r, rec)
 	case store.Denied:
 		r.Status, r.ExitCode = StatusDenied, ExitDenied
 		r.Message = msgDenied
+		if rec.Kind != "" {
+			r.Message = msgNoChoice
+		}
 	case store.Cancelled:
 		r.Status, r.ExitCode = StatusCancelled, ExitDenied
 		r.Message = msgCancelled
@@ -89,6 +107,37 @@ func fromRecord(rec store.Record, remembered bool) Result {
 		r.Message = fmt.Sprintf(msgRemembered, r.Message, rec.EndedAt.Local().Format(time.TimeOnly))
 	}
 	return r
+}
+
+// answered fills in what the person answered beyond approving rec: the
+// choice or the text, and how long an approve-for approval lasts.
+func answered(r *Result, rec store.Record) {
+	r.Other = rec.Kind == dialog.Choose && rec.Typed
+	// The one-line message names the labels, never text of the person's
+	// own, which goes to stdout only.
+	named := slices.Clone(rec.Answers)
+	if r.Other && len(named) > 0 {
+		named[len(named)-1] = msgOwnAnswer
+	}
+	switch {
+	case rec.Kind == dialog.Choose && rec.Multiple && len(rec.Answers) > 0:
+		r.Answer = slices.Clone(rec.Answers)
+		r.Message = fmt.Sprintf(msgChose, strings.Join(named, ", "))
+	case rec.Kind == dialog.Choose && len(rec.Answers) == 1:
+		r.Answer = rec.Answers[0]
+		r.Message = fmt.Sprintf(msgChose, named[0])
+	case rec.Kind == dialog.Input && len(rec.Answers) == 1:
+		r.Answer = rec.Answers[0]
+		r.Message = msgTyped
+	case rec.Kind != dialog.Confirm:
+		// A record that says it answered a question but holds no answer
+		// approves nothing.
+		r.Status, r.ExitCode = StatusError, ExitInternal
+		r.Message = fmt.Sprintf(msgNoAnswer, rec.Kind)
+	case rec.ApprovedFor > 0:
+		r.ApprovedUntil = rec.EndedAt.Add(rec.ApprovedFor)
+		r.Message = fmt.Sprintf(msgApprovedFor, dialog.ShortDuration(rec.ApprovedFor), r.ApprovedUntil.Local().Format(time.TimeOnly))
+	}
 }
 
 // ErrorResult is the result of a request that could not be made: err's

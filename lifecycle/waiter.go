@@ -362,6 +362,8 @@ func (e *Engine) spawn(c Call, ch *Channel, seen sighting, content string, attem
 			Version:       rec.Version,
 			Channel:       channel,
 			Origin:        c.Request.Origin,
+			Kind:          c.Request.Kind,
+			Multiple:      c.Request.Multiple,
 		}
 		return true, nil
 	})
@@ -411,6 +413,20 @@ func (e *Engine) showHere(ch *Channel, id, content string, lock platform.Lock) {
 // unless it already ended or belongs to another holder. holderPID 0 matches
 // a record with no holder. It returns the record as stored.
 func (e *Engine) finish(id, content string, holderPID int, status store.Status, reason string) (store.Record, bool, error) {
+	return e.end(id, content, holderPID, ending{status: status, reason: reason})
+}
+
+// ending is how a request ends: its final status, why, and for an
+// approval what the person answered beyond it.
+type ending struct {
+	status store.Status
+	reason string
+	answer dialog.Answer
+}
+
+// end is finish with the person's answer.
+func (e *Engine) end(id, content string, holderPID int, end ending) (store.Record, bool, error) {
+	status, reason := end.status, end.reason
 	// A caller waiting for the answer now receives it when it wakes: the
 	// answer is collected without a write of its own, which a herd of
 	// waiters would queue for. A failure to show the dialog is not an
@@ -423,6 +439,9 @@ func (e *Engine) finish(id, content string, holderPID int, status store.Status, 
 		}
 		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
 		rec.Uncollected = status.Answer() && !received
+		if status == store.Approved {
+			rec.Answers, rec.Typed, rec.ApprovedFor = end.answer.Values, end.answer.Typed, end.answer.For
+		}
 		wrote = true
 		return true, nil
 	})

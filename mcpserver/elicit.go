@@ -140,15 +140,16 @@ func readDecision(res mcp.InputResponse) (bool, error) {
 type sessionForm struct{ session *mcp.ServerSession }
 
 // Ask implements dialog.Backend.
-func (f sessionForm) Ask(ctx context.Context, r dialog.Request) (bool, error) {
+func (f sessionForm) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
 	res, err := f.session.Elicit(ctx, formFor(r))
 	switch {
 	case ctx.Err() != nil:
-		return false, ctx.Err()
+		return dialog.Answer{}, ctx.Err()
 	case err != nil:
-		return false, fmt.Errorf(msgFormFailed, err)
+		return dialog.Answer{}, fmt.Errorf(msgFormFailed, err)
 	}
-	return readDecision(res)
+	ok, err := readDecision(res)
+	return dialog.Answer{Approved: ok}, err
 }
 
 // relayedForm is the Backend that asks through a client at 2026-07-28 or
@@ -157,12 +158,13 @@ func (f sessionForm) Ask(ctx context.Context, r dialog.Request) (bool, error) {
 type relayedForm struct{ questions *questions }
 
 // Ask implements dialog.Backend.
-func (f relayedForm) Ask(ctx context.Context, r dialog.Request) (bool, error) {
+func (f relayedForm) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
 	res, err := f.questions.pose(ctx, r)
 	if err != nil {
-		return false, err
+		return dialog.Answer{}, err
 	}
-	return readDecision(res)
+	ok, err := readDecision(res)
+	return dialog.Answer{Approved: ok}, err
 }
 
 // questions are the forms relayedForm has posed and no call has answered

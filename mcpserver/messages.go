@@ -62,11 +62,26 @@ const (
 
 	mcpConfirmDescription = `Ask the person at this computer to approve or cancel an action, %s. Returns within %s. Status "approved" is the only yes. Status "pending" (should_retry true) means the question is still open: call confirm again with exactly the same arguments to collect the answer; this never asks a second time. Any other status means do not proceed.`
 
-	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, %s. Call confirm before any step that needs a human's consent. A form from this server is the person's to answer: never fill it in for them.
+	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, %s. Call confirm before any step that needs a human's consent. Call ask when you need the person to choose between alternatives (options, one or several) or to give a value (free text); it has the same pending and retry rules, and its result holds the answer. A form from this server is the person's to answer: never fill it in for them.
 
 A confirm call returns within %s, long before most people answer. When the status is "pending" (should_retry is true), the question is still open: call confirm again with exactly the same arguments to collect the answer. That never asks a second time; repeat until the status is no longer pending. An answer given while no call was waiting is kept for the next call with the same arguments for %s after it was given. Once a call has received an answer, calls with the same arguments get it again for %s without a new dialog.
 
 Only "approved" means yes. "denied", "cancelled", "expired", "headless" (nobody could be asked), "failed" and "superseded" all mean: do not proceed. Do not change the message just to ask again after a denial.
 
 Use status with a request's key to look at it without waiting, and cancel to withdraw a request you no longer need.`
+)
+
+// The ask tool's words.
+const (
+	mcpAskChose      = "The person chose: %s.%s"
+	mcpAskTyped      = "The person answered: %q.%s"
+	mcpAskOwn        = "The person gave an answer of their own instead of an option: %q.%s"
+	mcpAskAlsoOwn    = " They also gave an answer of their own: %q."
+	mcpAskRemembered = " (A remembered answer, given at %s.)"
+	mcpAskCancelled  = "The person cancelled the question without answering. Do not proceed as if they had chosen."
+	mcpAskPending    = "Still waiting: the question is open on the person's screen. Call ask again with exactly the same arguments to collect the answer."
+	mcpAskHeadless   = "No dialog was shown, so nobody answered. Do not guess the answer. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
+	msgAskNoForm     = "the ask tool shows a dialog, and --ask-with elicitation asks through the client's form only"
+
+	mcpAskDescription = `Ask the person at this computer a question beyond yes or no, %s: pick one of your options (or several, with multiple), or type a line of text (no options). Use it when you need the person's decision between alternatives or a value (an environment, a fix to apply, a name); use confirm to ask permission for one action. Never use it for passwords or other secrets: answers are kept. Returns within %s. Status "approved" means the person answered, and "answer" holds it. Status "pending" (should_retry true) means the question is still open: call ask again with exactly the same arguments to collect the answer; this never asks a second time. Any other status means there is no answer: do not proceed as if there were one.`
 )

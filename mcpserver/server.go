@@ -186,6 +186,7 @@ func (s *server) serve(ctx context.Context, t mcp.Transport) error {
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	mcp.AddTool(srv, s.confirmTool(), s.confirm)
+	mcp.AddTool(srv, s.askTool(), s.ask)
 	mcp.AddTool(srv, s.statusTool(), s.status)
 	mcp.AddTool(srv, s.cancelTool(), s.cancel)
 	err := srv.Run(ctx, t)

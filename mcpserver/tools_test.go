@@ -174,9 +174,9 @@ func (env *testEnv) connectClient(wait time.Duration, tc testClient) *testServer
 // only holders show dialogs, and these tests start none.
 type noBackend struct{ t *testing.T }
 
-func (b noBackend) Ask(context.Context, dialog.Request) (bool, error) {
+func (b noBackend) Ask(context.Context, dialog.Request) (dialog.Answer, error) {
 	b.t.Errorf("a dialog was shown by the server")
-	return false, errors.New("no dialogs in this test")
+	return dialog.Answer{}, errors.New("no dialogs in this test")
 }
 
 // lockedBuffer is the server's stderr: the server's goroutines write to it
@@ -573,8 +573,8 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 				return
 			}
 		}
-	}); !reflect.DeepEqual(names, []string{"cancel", "confirm", "status"}) {
-		t.Fatalf("tools %v, want cancel, confirm and status", names)
+	}); !reflect.DeepEqual(names, []string{"ask", "cancel", "confirm", "status"}) {
+		t.Fatalf("tools %v, want ask, cancel, confirm and status", names)
 	}
 	for name, tool := range tools {
 		if tool.Description == "" || tool.Title == "" || tool.Annotations == nil {

@@ -8,22 +8,32 @@ need_go() {
   fi
 }
 
-# need_packages CMD:PACKAGE... installs, with apt-get, each Debian PACKAGE
-# whose CMD is not on PATH. Without root or apt-get it names what is missing
-# and stops.
+# need_packages [--no-install-recommends] CMD:PACKAGE... installs, with
+# apt-get, each Debian PACKAGE whose CMD is not on PATH; the flag keeps
+# apt-get to their dependencies. Without root or apt-get it names what is
+# missing and stops.
 need_packages() {
-  local missing=() spec
+  local missing=() spec flags=()
+  if [ "${1:-}" = --no-install-recommends ]; then
+    flags+=("$1")
+    shift
+  fi
   for spec in "$@"; do
     command -v "${spec%%:*}" >/dev/null 2>&1 || missing+=("${spec#*:}")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "$(basename "$0"): missing ${missing[*]}; install them (Debian/Ubuntu: sudo apt-get install ${missing[*]}) and run again" >&2
+    echo "$(basename "$0"): missing ${missing[*]}; install them (Debian/Ubuntu: sudo apt-get install ${flags[*]:+${flags[*]} }${missing[*]}) and run again" >&2
     exit 1
   fi
   echo "$(basename "$0"): installing ${missing[*]} with apt-get"
   export DEBIAN_FRONTEND=noninteractive
-  if ! { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }; then
+  # One apt-get update per script, however many calls need packages.
+  if [ -z "${APT_UPDATED:-}" ]; then
+    apt-get update -qq || { echo "$(basename "$0"): apt-get update failed; install ${missing[*]} by hand and run again" >&2; exit 1; }
+    APT_UPDATED=1
+  fi
+  if ! apt-get install -y -qq ${flags[@]+"${flags[@]}"} "${missing[@]}" >/dev/null; then
     echo "$(basename "$0"): apt-get could not install ${missing[*]}; install them by hand and run again" >&2
     exit 1
   fi
@@ -35,6 +45,15 @@ need_packages() {
   done
 }
 
+# at_exit CMD runs the shell command CMD when the calling script exits, after
+# those registered before it, so start_xvfb and start_sway each stop their
+# own server. A script that sets its own EXIT trap replaces them all.
+AT_EXIT=()
+at_exit() {
+  AT_EXIT+=("$1")
+  trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd"; done' EXIT
+}
+
 # start_xvfb starts a private X server on a free display number, exports
 # DISPLAY, and stops the server when the calling script exits.
 start_xvfb() {
@@ -44,7 +63,7 @@ start_xvfb() {
   done
   Xvfb ":$n" -screen 0 1920x1200x24 -nolisten tcp >/dev/null 2>&1 &
   XVFB_PID=$!
-  trap 'kill "$XVFB_PID" 2>/dev/null || true' EXIT
+  at_exit 'kill "$XVFB_PID" 2>/dev/null || true'
   local i
   for i in $(seq 1 100); do
     [ -S "/tmp/.X11-unix/X$n" ] && break
@@ -55,4 +74,59 @@ start_xvfb() {
     exit 1
   fi
   export DISPLAY=":$n"
+}
+
+# start_sway starts a private, headless sway (a wlroots Wayland compositor
+# that draws into memory: no GPU, no input devices, no Xwayland) with one
+# 1024x768 output, exports where its clients find it, and stops it when the
+# calling script exits:
+#   ASK_CONFIRM_WAYLAND_RUNTIME_DIR  its XDG_RUNTIME_DIR, private (0700)
+#   ASK_CONFIRM_WAYLAND_DISPLAY      its socket's name there, for WAYLAND_DISPLAY
+#   ASK_CONFIRM_SWAYSOCK             its IPC socket, for swaymsg's SWAYSOCK
+# Not WAYLAND_DISPLAY itself: every other test would then see a Wayland
+# session beside the X server. sway refuses to run as root, so under root it
+# runs as nobody (65534, which Debian always has), in a runtime directory
+# that user owns; root still connects to its sockets. Otherwise it runs as
+# the calling user.
+start_sway() {
+  local dir as=() i
+  if [ "$(id -u)" -eq 0 ]; then
+    # Under /tmp, whatever TMPDIR says: nobody must be able to reach it.
+    dir=$(mktemp -d /tmp/ask-confirm-sway.XXXXXX)
+    chown 65534:65534 "$dir"
+    as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+  else
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/ask-confirm-sway.XXXXXX")
+  fi
+  chmod 0700 "$dir"
+  printf '%s\n' 'xwayland disable' 'output HEADLESS-1 resolution 1024x768' >"$dir/config"
+  # A clean environment: no DISPLAY, so wlroots cannot pick the X11 backend.
+  (cd / && exec env -i PATH="$PATH" HOME="$dir" XDG_RUNTIME_DIR="$dir" \
+    WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
+    "${as[@]}" sway -c "$dir/config") >"$dir.log" 2>&1 &
+  SWAY_PID=$!
+  at_exit 'kill "$SWAY_PID" 2>/dev/null || true; wait "$SWAY_PID" 2>/dev/null || true; rm -rf "'"$dir"'" "'"$dir"'.log"'
+  # sway names its sockets itself (wayland-1, sway-ipc.UID.PID.sock); it is
+  # ready once its IPC answers with the output configured.
+  local wl="" ipc=""
+  for i in $(seq 1 100); do
+    if ! kill -0 "$SWAY_PID" 2>/dev/null; then
+      echo "$(basename "$0"): sway exited at start; its log:" >&2
+      tail -n 20 "$dir.log" >&2
+      exit 1
+    fi
+    wl=$(find "$dir" -maxdepth 1 -type s -name 'wayland-*' -printf '%f\n' | head -n 1)
+    ipc=$(find "$dir" -maxdepth 1 -type s -name 'sway-ipc.*.sock' | head -n 1)
+    if [ -n "$wl" ] && [ -n "$ipc" ] && SWAYSOCK=$ipc swaymsg -t get_outputs 2>/dev/null | grep -q '"HEADLESS-1"'; then
+      break
+    fi
+    wl="" ipc=""
+    sleep 0.1
+  done
+  if [ -z "$wl" ]; then
+    echo "$(basename "$0"): sway did not come up within 10 s in $dir; its log:" >&2
+    tail -n 20 "$dir.log" >&2
+    exit 1
+  fi
+  export ASK_CONFIRM_WAYLAND_RUNTIME_DIR="$dir" ASK_CONFIRM_WAYLAND_DISPLAY="$wl" ASK_CONFIRM_SWAYSOCK="$ipc"
 }

@@ -34,6 +34,18 @@ func appendEventJSON(b []byte, e *Event) ([]byte, error) {
 	b = appendJSONField(b, `,"cwd":`, e.Dir)
 	b = appendJSONField(b, `,"channel":`, e.Channel)
 	b = appendJSONField(b, `,"origin":`, e.Origin)
+	if len(e.Answer) > 0 {
+		b = append(b, `,"answer":[`...)
+		for i, a := range e.Answer {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a)
+		}
+		b = append(b, ']')
+	}
+	b = appendJSONField(b, `,"answer_sha256":`, e.AnswerHash)
+	b = appendJSONField(b, `,"approved_for":`, e.ApprovedFor)
 	return append(b, '}'), nil
 }
 

@@ -63,6 +63,10 @@ func TestEventLineMatchesJSON(t *testing.T) {
 		checkEventLine(t, Event{Title: string(rune(c)), Reason: "a" + string([]byte{byte(c)}) + "b"})
 		checkEventLine(t, Event{Dir: string([]byte{byte(c), 0x80}), Outcome: string([]byte{0xe2, byte(c)})})
 		checkEventLine(t, Event{Channel: string([]byte{byte(c)}) + "x"})
+		checkEventLine(t, Event{Answer: []string{string([]byte{byte(c)}), "x" + string([]byte{byte(c), 0x80})}})
+	}
+	for _, answer := range [][]string{nil, {}, {""}, {"a", ""}, nastyStrings} {
+		checkEventLine(t, Event{Answer: answer, AnswerHash: "ab", ApprovedFor: "1h"})
 	}
 }
 

@@ -51,7 +51,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("record %#v: encodeRecord error %v, json.Marshal error %v", r, err, jerr)
 		}
 		if err != nil {
-			if v[0] == recordFormat1 || v[0] == recordFormat2 || v[0] == recordFormat3 {
+			if v[0] == recordFormat1 || v[0] == recordFormat2 || v[0] == recordFormat3 || v[0] == recordFormat4 {
 				t.Fatalf("a decoded binary record does not encode: %v", err)
 			}
 			return
@@ -106,9 +106,14 @@ func FuzzEventLine(f *testing.F) {
 		} else {
 			at = at.In(time.FixedZone("", off))
 		}
-		checkEventLine(t, Event{
+		e := Event{
 			Time: at, Event: event, Identity: identity, Title: title, MessageHash: hash,
 			Outcome: outcome, Reason: reason, Attempt: attempt, PID: pid, Dir: dir,
-		})
+		}
+		if attempt%2 != 0 {
+			// A choice's answer: the lists of labels.
+			e.Answer, e.AnswerHash, e.ApprovedFor = []string{outcome, reason}, hash, title
+		}
+		checkEventLine(t, e)
 	})
 }

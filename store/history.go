@@ -35,6 +35,13 @@ type Event struct {
 	Channel string `json:"channel,omitempty"`
 	// Origin says who asked and where: "deploy.sh in ~/src/app".
 	Origin string `json:"origin,omitempty"`
+	// Answer is what a person chose (the labels of a choice's options). Free
+	// text is never kept here: AnswerHash is its SHA-256.
+	Answer     []string `json:"answer,omitempty"`
+	AnswerHash string   `json:"answer_sha256,omitempty"`
+	// ApprovedFor is how long an approval given with the approve-for
+	// button is kept ("1h"), on the event that records it.
+	ApprovedFor string `json:"approved_for,omitempty"`
 }
 
 // AppendEvent writes e as one JSON line at the end of the history file at

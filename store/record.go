@@ -96,6 +96,29 @@ type Record struct {
 	// Origin says who asked and where (dialog.Request.Origin), for the
 	// history; it is no part of the identity.
 	Origin string
+
+	// Kind is the request's dialog.Request.Kind, and Multiple whether a
+	// choice takes several options: they say what Answers holds.
+	Kind     string
+	Multiple bool
+	// Answers is what the person answered beyond approving: the labels
+	// chosen, or the text typed. It is kept, as the rest of the store is,
+	// readable by its owner only, and never written to the history.
+	Answers []string
+	// Typed is true when the last of Answers is text the person typed as a
+	// choice's own answer; like an input's text, the history keeps only
+	// its hash.
+	Typed bool
+	// ApprovedFor is how long an approval given with the approve-for
+	// button is returned to the same request, from EndedAt, whatever the
+	// reuse rules of the request that asks again.
+	ApprovedFor time.Duration
+}
+
+// ApprovedAt reports whether r is an approval given for a while
+// (ApprovedFor) and that while still runs at now.
+func (r Record) ApprovedAt(now time.Time) bool {
+	return r.Status == Approved && r.ApprovedFor > 0 && !r.EndedAt.IsZero() && now.Sub(r.EndedAt) <= r.ApprovedFor
 }
 
 // FreshAt reports whether r is final and ended no longer than remember

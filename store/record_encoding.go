@@ -12,9 +12,9 @@ import (
 // encoding/json builds its reflection caches on first use, which cost a
 // one-shot process more than the rest of reading a remembered answer.
 //
-// Format 3, every field always present, in Record's field order:
+// Format 4, every field always present, in Record's field order:
 //
-//	byte     0x03, the format (a JSON record, as earlier versions wrote, starts with '{')
+//	byte     0x04, the format (a JSON record, as earlier versions wrote, starts with '{')
 //	string   Identity, ContentHash, Title      uvarint length, then the bytes as they are
 //	bytes    Request                           uvarint length+1, then the bytes; 0 is nil
 //	string   Status, Reason
@@ -29,7 +29,14 @@ import (
 //	varint   CollectWithin (nanoseconds)
 //	byte     Uncollected: 0 or 1
 //	string   Channel, Origin
+//	string   Kind
+//	byte     Multiple: 0 or 1
+//	uvarint  the number of Answers, then each as a string (none is nil)
+//	byte     Typed: 0 or 1
+//	varint   ApprovedFor (nanoseconds)
 //
+// Format 3, written before questions beyond yes or no, is format 4 without
+// its last five fields: a confirmation, with no answer beyond its status.
 // Format 2, written before requests could be asked other than by a dialog,
 // is format 3 without Channel and Origin; its records were asked by a dialog. Format
 // 1, written before answers were collected, is format 2 without its last
@@ -50,6 +57,7 @@ const (
 	recordFormat1 = 0x01
 	recordFormat2 = 0x02
 	recordFormat3 = 0x03
+	recordFormat4 = 0x04
 )
 
 const (
@@ -78,9 +86,12 @@ func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 // time that the JSON form refused as well.
 func encodeRecord(r *Record) ([]byte, error) {
 	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
-		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel) + len(r.Origin)
+		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel) + len(r.Origin) + len(r.Kind)
+	for _, a := range r.Answers {
+		n += len(a) + 2
+	}
 	b := make([]byte, 0, n)
-	b = append(b, recordFormat3)
+	b = append(b, recordFormat4)
 	b = appendLenString(b, r.Identity)
 	b = appendLenString(b, r.ContentHash)
 	b = appendLenString(b, r.Title)
@@ -114,6 +125,22 @@ func encodeRecord(r *Record) ([]byte, error) {
 	}
 	b = appendLenString(b, r.Channel)
 	b = appendLenString(b, r.Origin)
+	b = appendLenString(b, r.Kind)
+	if r.Multiple {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Answers)))
+	for _, a := range r.Answers {
+		b = appendLenString(b, a)
+	}
+	if r.Typed {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendVarint(b, int64(r.ApprovedFor))
 	return b, nil
 }
 
@@ -156,7 +183,7 @@ func decode(v []byte, r *Record) error {
 	var rec Record
 	var err error
 	switch {
-	case len(v) > 0 && (v[0] == recordFormat1 || v[0] == recordFormat2 || v[0] == recordFormat3):
+	case len(v) > 0 && (v[0] == recordFormat1 || v[0] == recordFormat2 || v[0] == recordFormat3 || v[0] == recordFormat4):
 		rec, err = decodeRecord(v)
 	case len(v) > 0 && v[0] == '{':
 		rec, err = decodeJSONRecord(v)
@@ -228,7 +255,7 @@ func decodeJSONRecord(v []byte) (Record, error) {
 	return l.record(), err
 }
 
-// decodeRecord reads a record in format 1, 2 or 3. It never panics and allocates no
+// decodeRecord reads a record in format 1, 2, 3 or 4. It never panics and allocates no
 // more than twice len(v), whatever the lengths it reads claim.
 func decodeRecord(v []byte) (Record, error) {
 	d := recordDecoder{buf: v, off: 1, text: string(v)}
@@ -253,17 +280,29 @@ func decodeRecord(v []byte) (Record, error) {
 	r.CancelRequest = Status(d.string())
 	if v[0] >= recordFormat2 {
 		r.CollectWithin = time.Duration(d.varint())
-		switch d.u8() {
-		case 0:
-		case 1:
-			r.Uncollected = true
-		default:
-			d.fail("Uncollected is neither 0 nor 1")
-		}
+		r.Uncollected = d.bool("Uncollected")
 	}
 	if v[0] >= recordFormat3 {
 		r.Channel = d.string()
 		r.Origin = d.string()
+	}
+	if v[0] >= recordFormat4 {
+		r.Kind = d.string()
+		r.Multiple = d.bool("Multiple")
+		// Each answer takes at least its length byte: a count beyond the
+		// bytes left is damage, and is refused before anything is made.
+		if n := d.uvarint(); n > 0 && d.err == nil {
+			if n > uint64(len(d.buf)-d.off) {
+				d.fail("%d answers in %d bytes", n, len(d.buf)-d.off)
+			} else {
+				r.Answers = make([]string, n)
+				for i := range r.Answers {
+					r.Answers[i] = d.string()
+				}
+			}
+		}
+		r.Typed = d.bool("Typed")
+		r.ApprovedFor = time.Duration(d.varint())
 	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)
@@ -302,6 +341,18 @@ func (d *recordDecoder) u8() byte {
 	c := d.buf[d.off]
 	d.off++
 	return c
+}
+
+// bool reads a byte that must be 0 or 1.
+func (d *recordDecoder) bool(field string) bool {
+	switch d.u8() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.fail("%s is neither 0 nor 1", field)
+	return false
 }
 
 func (d *recordDecoder) uvarint() uint64 {

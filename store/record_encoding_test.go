@@ -95,6 +95,10 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		CollectWithin: time.Duration(rng.Int64()) * time.Duration(1-2*rng.IntN(2)),
 		Channel:       []string{"", "elicitation", randomString(rng)}[rng.IntN(3)],
 		Origin:        randomString(rng),
+		Kind:          []string{"", "choose", "input", randomString(rng)}[rng.IntN(4)],
+		Multiple:      rng.IntN(2) == 0,
+		Typed:         rng.IntN(2) == 0,
+		ApprovedFor:   time.Duration(anInt()),
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -103,6 +107,9 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		r.Request = []byte{}
 	case 2:
 		r.Request = []byte(randomString(rng))
+	}
+	for range rng.IntN(3) {
+		r.Answers = append(r.Answers, randomString(rng))
 	}
 	return r
 }
@@ -171,7 +178,7 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		if enc[0] != recordFormat3 {
+		if enc[0] != recordFormat4 {
 			t.Fatalf("record %d starts with %#x", i, enc[0])
 		}
 		got := mustDecode(t, enc)
@@ -218,7 +225,11 @@ func TestRecordEncodingKeepsEveryField(t *testing.T) {
 		case reflect.Bool:
 			f.SetBool(true)
 		case reflect.Slice:
-			f.SetBytes([]byte("b" + v.Type().Field(i).Name))
+			if f.Type().Elem().Kind() == reflect.String {
+				f.Set(reflect.ValueOf([]string{"a" + v.Type().Field(i).Name, ""}))
+			} else {
+				f.SetBytes([]byte("b" + v.Type().Field(i).Name))
+			}
 		case reflect.Struct:
 			f.Set(reflect.ValueOf(at.Add(time.Duration(i) * time.Hour)))
 		default:
@@ -267,9 +278,10 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 			t.Fatalf("record %d from JSON %s reads as uncollected (%v) or with CollectWithin %v",
 				i, js, fromJSON.Uncollected, fromJSON.CollectWithin)
 		}
-		// The JSON form had no collection fields or channel; the binary form keeps
+		// The JSON form had no collection fields, channel or answers; the binary form keeps
 		// them as they are.
 		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel, fromJSON.Origin = r.Uncollected, r.CollectWithin, r.Channel, r.Origin
+		fromJSON.Kind, fromJSON.Multiple, fromJSON.Answers, fromJSON.Typed, fromJSON.ApprovedFor = r.Kind, r.Multiple, r.Answers, r.Typed, r.ApprovedFor
 		fromBinary := mustDecode(t, mustEncode(t, r))
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
@@ -375,7 +387,7 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 	if err != nil || rec.Version != want.Version+1 {
 		t.Fatalf("Update = (Version %d, %v), want Version %d", rec.Version, err, want.Version+1)
 	}
-	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat3 {
+	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat4 {
 		t.Fatalf("rewritten record starts %q, want the binary form", raw[:min(len(raw), 8)])
 	}
 	want.Version++
@@ -463,7 +475,7 @@ func corruptRecords(t testing.TB) map[string][]byte {
 	return map[string][]byte{
 		"empty":                  {},
 		"unknown format 0x00":    append([]byte{0}, good[1:]...),
-		"unknown format 0x04":    append([]byte{4}, good[1:]...),
+		"unknown format 0x05":    append([]byte{5}, good[1:]...),
 		"JSON array":             []byte(`[1]`),
 		"leading space JSON":     []byte(` {}`),
 		"format byte only":       {recordFormat1},
@@ -612,22 +624,28 @@ func BenchmarkDecodeRecord(b *testing.B) {
 // A record written in format 1, before answers were collected, reads as
 // collected, so it keeps the rules it was written under; format 2 keeps
 // both collection fields, and refuses any other value of Uncollected; a
-// format 2 record was asked by a dialog, and format 3 keeps the channel.
+// format 2 record was asked by a dialog, and format 3 keeps the channel; a
+// format 3 record is a confirmation, and format 4 keeps the answers.
 func TestOlderRecordFormatsDecode(t *testing.T) {
 	want := Record{Identity: "id", Status: Approved, EndedAt: time.Unix(1e9, 0).UTC(), Remember: time.Minute}
-	v3 := mustEncode(t, want)
-	// Format 3 is format 2 followed by Channel and Origin (here a length
-	// byte each, 0),
-	// and format 2 is format 1 followed by CollectWithin and Uncollected.
-	v2 := append([]byte{recordFormat2}, v3[1:len(v3)-2]...)
-	v1 := append([]byte{recordFormat1}, v2[1:len(v2)-2]...)
+	// Format 4 is format 3 followed by Kind, Multiple, the number of
+	// Answers, Typed and ApprovedFor (here one byte each, 0); format 3 is format 2
+	// followed by Channel and Origin (a length byte each, 0), and format 2
+	// is format 1 followed by CollectWithin and Uncollected.
+	older := func(v []byte, format byte, drop int) []byte {
+		return append([]byte{format}, v[1:len(v)-drop]...)
+	}
+	v4 := mustEncode(t, want)
+	v3 := older(v4, recordFormat3, 5)
+	v2 := older(v3, recordFormat2, 2)
+	v1 := older(v2, recordFormat1, 2)
 	if got := mustDecode(t, v1); !reflect.DeepEqual(got, want) || got.Uncollected {
 		t.Fatalf("format 1 decodes to %#v, want %#v", got, want)
 	}
 
 	want.Uncollected, want.CollectWithin = true, 15*time.Minute
-	v3 = mustEncode(t, want)
-	v2 = append([]byte{recordFormat2}, v3[1:len(v3)-2]...)
+	v4 = mustEncode(t, want)
+	v2 = older(older(v4, recordFormat3, 5), recordFormat2, 2)
 	if got := mustDecode(t, v2); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 2 decodes to %#v, want %#v", got, want)
 	}
@@ -643,12 +661,32 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 	}
 	// So does a format 2 record carrying format 3's.
 	want.Channel, want.Origin = "elicitation", "deploy.sh in ~/src/app"
-	v3 = mustEncode(t, want)
+	v4 = mustEncode(t, want)
+	v3 = older(v4, recordFormat3, 5)
 	if got := mustDecode(t, v3); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 3 decodes to %#v, want %#v", got, want)
 	}
 	if err := decode(append([]byte{recordFormat2}, v3[1:]...), &r); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("format 2 with trailing fields decodes with %v, want ErrCorrupt", err)
+	}
+	// And a format 3 record carrying format 4's.
+	want.Kind, want.Multiple, want.Answers, want.Typed, want.ApprovedFor = "choose", true, []string{"staging", ""}, true, time.Hour
+	v4 = mustEncode(t, want)
+	if got := mustDecode(t, v4); !reflect.DeepEqual(got, want) {
+		t.Fatalf("format 4 decodes to %#v, want %#v", got, want)
+	}
+	if err := decode(append([]byte{recordFormat3}, v4[1:]...), &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("format 3 with trailing fields decodes with %v, want ErrCorrupt", err)
+	}
+	// A count of answers beyond the bytes left is damage, not an allocation.
+	// (A record without answers ends in count 0, Typed 0, ApprovedFor 0.)
+	none := mustEncode(t, Record{Identity: "id", Status: Approved})
+	huge := append(append([]byte{}, none[:len(none)-3]...), 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0)
+	if got := mustDecode(t, append(append([]byte{}, none[:len(none)-3]...), 1, 0, 0, 0)); !reflect.DeepEqual(got.Answers, []string{""}) {
+		t.Fatalf("one empty answer decodes as %q", got.Answers)
+	}
+	if err := decode(huge, &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a huge answer count decodes with %v, want ErrCorrupt", err)
 	}
 }
 
