@@ -258,8 +258,8 @@ func TestMCPListsToolsWithSchemas(t *testing.T) {
 			t.Errorf("tool %s has no description", tool.Name)
 		}
 	}
-	if len(schemas) != 3 {
-		t.Fatalf("tools %v, want confirm, status and cancel", slices.Sorted(func(yield func(string) bool) {
+	if len(schemas) != 4 {
+		t.Fatalf("tools %v, want confirm, ask, status and cancel", slices.Sorted(func(yield func(string) bool) {
 			for k := range schemas {
 				if !yield(k) {
 					return
@@ -296,7 +296,22 @@ func TestMCPListsToolsWithSchemas(t *testing.T) {
 		t.Errorf("defaults differ from the command line's: %+v", in.Properties)
 	}
 
-	for _, name := range []string{"confirm", "status", "cancel"} {
+	// ask: a message, and options of labels with descriptions.
+	ask := schemas["ask"][0]
+	for name, typ := range map[string]string{"message": "string", "title": "string", "options": "array", "multiple": "boolean",
+		"allow_other": "boolean", "default": "string", "key": "string", "scope": "string", "timeout": "string"} {
+		if p, ok := ask.Properties[name]; !ok || p.Type != typ {
+			t.Errorf("ask property %s: %+v, want type %s", name, p, typ)
+		}
+	}
+	if !reflect.DeepEqual(ask.Required, []string{"message"}) || len(ask.Properties) != 9 || ask.AdditionalProperties != false {
+		t.Errorf("ask input schema: %+v", ask)
+	}
+	if _, ok := schemas["ask"][1].Properties["answer"]; !ok {
+		t.Errorf("ask output schema lacks answer: %+v", schemas["ask"][1])
+	}
+
+	for _, name := range []string{"confirm", "ask", "status", "cancel"} {
 		out := schemas[name][1]
 		for _, field := range []string{"status", "should_retry", "key", "remembered", "answered_at", "message"} {
 			if _, ok := out.Properties[field]; !ok {

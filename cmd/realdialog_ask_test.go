@@ -42,6 +42,17 @@ func (h *harness) typeInto(title, text string, clear bool) {
 // window and a row every 24 px. A miss shows as a wrong answer.
 func (h *harness) tick(title string, rows ...int) {
 	h.t.Helper()
+	h.tickFrom(title, 46, rows...)
+}
+
+// rowBelowOrigin is how much lower the first row of a list is with the
+// origin line under a one-line message: a blank line and the line itself.
+const rowBelowOrigin = 34
+
+// tickFrom is tick for a list whose first row's box is first px below the
+// top of the window.
+func (h *harness) tickFrom(title string, first int, rows ...int) {
+	h.t.Helper()
 	w := h.waitWindow(title)
 	h.waitStable(w)
 	xdoMu.Lock()
@@ -52,7 +63,7 @@ func (h *harness) tick(title string, rows ...int) {
 		geo[k], _ = strconv.Atoi(v)
 	}
 	for _, row := range rows {
-		x, y := geo["X"]+25, geo["Y"]+46+24*row
+		x, y := geo["X"]+25, geo["Y"]+first+24*row
 		xdotool(h.t, "mousemove", "--sync", "0", "0")
 		xdotool(h.t, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
 		xdotool(h.t, "click", "1")

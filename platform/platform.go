@@ -84,6 +84,9 @@ type Report struct {
 	CanDetach bool
 	// Detach describes how a holder is detached from its caller.
 	Detach string
+	// ThirdButton says whether the dialog can offer a third button (the
+	// approve-for button), and how or why not.
+	ThirdButton string
 }
 
 // Inspect returns Detect's findings and more: the backend's path and

@@ -22,6 +22,7 @@ func inspect(context.Context) Report {
 	r := Report{Session: fromDarwin(darwin.Detect()), OSVersion: darwin.OSVersion()}
 	r.BackendPath, _ = exec.LookPath(darwinBackend)
 	r.CanDetach, r.Detach = unixDetach()
+	r.ThirdButton = "offered: osascript's display dialog takes three buttons"
 	return r
 }
 

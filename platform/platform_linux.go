@@ -30,6 +30,7 @@ func inspect(ctx context.Context) Report {
 		}
 		r.BackendVersion = v
 	}
+	r.ThirdButton = linux.ThirdButton(ctx, name, path, r.Kind != KindHeadless)
 	r.CanDetach, r.Detach = unixDetach()
 	return r
 }

@@ -146,6 +146,7 @@ func inspect(context.Context) Report {
 	if _, err := os.Executable(); err != nil {
 		r.CanDetach, r.Detach = false, "cannot find its own executable to start a holder: "+err.Error()
 	}
+	r.ThirdButton = "offered: the message box has a third button"
 	return r
 }
 

@@ -110,6 +110,25 @@ func ProgramVersion(ctx context.Context, path string) (string, error) {
 	return "", fmt.Errorf("%s --version printed nothing", path)
 }
 
+// ThirdButton says whether the dialog program at path offers a third
+// button (--extra-button, which GNOME zenity lists among its general
+// options), from its --help-general, which, like --version, needs a
+// display.
+func ThirdButton(ctx context.Context, name, path string, display bool) string {
+	switch {
+	case path == "":
+		return "not offered: there is no dialog program"
+	case !display:
+		return "not checked: " + name + " lists its options only with a display"
+	}
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, path, "--help-general")
+	c.WaitDelay = 100 * time.Millisecond
+	out, err := c.Output()
+	return ThirdButtonFrom(name, string(out), err)
+}
+
 func reachable(network, addr string) bool {
 	c, err := net.DialTimeout(network, addr, 500*time.Millisecond)
 	if err != nil {

@@ -231,3 +231,13 @@ func TestDialogsInGroup(t *testing.T) {
 		t.Fatalf("a group holding only sleep holds dialog programs %v", other)
 	}
 }
+
+// Without a program, or without a display to run it on, nothing is run.
+func TestThirdButtonWithoutProgramOrDisplay(t *testing.T) {
+	if got := ThirdButton(context.Background(), "zenity", "", true); !strings.HasPrefix(got, "not offered") {
+		t.Errorf("without a program: %q", got)
+	}
+	if got := ThirdButton(context.Background(), "zenity", "/nonexistent/zenity", false); !strings.HasPrefix(got, "not checked") {
+		t.Errorf("without a display: %q", got)
+	}
+}

@@ -217,3 +217,14 @@ func PrettyName(osRelease string) string {
 	}
 	return ""
 }
+
+// ThirdButtonFrom is ThirdButton's verdict on what the program printed.
+func ThirdButtonFrom(name, help string, err error) string {
+	switch {
+	case strings.Contains(help, "--extra-button"):
+		return "offered: " + name + " --extra-button"
+	case err != nil:
+		return "not checked: " + name + " --help-general failed: " + err.Error()
+	}
+	return "not offered: " + name + " has no --extra-button, so a request with --approve-for cannot be shown there (exit 6)"
+}

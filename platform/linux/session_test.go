@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -184,6 +185,26 @@ func TestPrettyName(t *testing.T) {
 	for in, want := range cases {
 		if got := PrettyName(in); got != want {
 			t.Errorf("PrettyName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Whether the dialog program offers the approve-for button is read from its
+// --help-general.
+func TestThirdButtonFrom(t *testing.T) {
+	cases := []struct {
+		help string
+		err  error
+		want string
+	}{
+		{"  --extra-button=TEXT   Add an extra button\n", nil, "offered: zenity --extra-button"},
+		{"  --title=TITLE\n", nil, "not offered: zenity has no --extra-button, so a request with --approve-for cannot be shown there (exit 6)"},
+		{"", errors.New("exit status 1"), "not checked: zenity --help-general failed: exit status 1"},
+		{"--extra-button", errors.New("exit status 1"), "offered: zenity --extra-button"},
+	}
+	for _, c := range cases {
+		if got := ThirdButtonFrom("zenity", c.help, c.err); got != c.want {
+			t.Errorf("ThirdButtonFrom(%q, %v) = %q, want %q", c.help, c.err, got, c.want)
 		}
 	}
 }

@@ -96,6 +96,7 @@ func main() {
 		run  func() error
 	}{
 		{"P1", b.p1}, {"P2", b.p2}, {"P3", b.p3}, {"P4", b.p4}, {"P5", b.p5}, {"P6", b.p6},
+		{"P7", b.p7}, {"P8", b.p8},
 	}
 	for _, c := range cases {
 		if !want(c.name) && !(c.name == "P1" && want("P6")) {
@@ -330,22 +331,59 @@ func (b *bench) startDialog(ce caseEnv, env []string, ours bool, title string) (
 
 // p2: exec to window visible, ours against bare zenity.
 func (b *bench) p2() error {
-	ce, err := b.newEnv("p2")
+	return b.timeToWindow("P2", "time to window",
+		func(title string) []string { return []string{"--message", "m", "--title", title, "--wait", "60s"} },
+		question, "zenity --question")
+}
+
+// p7: the same for a choice, ask-confirm choose against a bare zenity list.
+func (b *bench) p7() error {
+	return b.timeToWindow("P7", "time to window, choose",
+		func(title string) []string {
+			return []string{"choose", "--message", "m", "--title", title, "--option", "a", "--option", "b", "--option", "c", "--wait", "60s"}
+		},
+		func(title, msg string) []string {
+			return []string{"--list", "--hide-header", "--text", msg, "--title", title, "--ok-label", "OK", "--cancel-label", "Cancel", "--column=", "a", "b", "c"}
+		}, "zenity --list")
+}
+
+// p8: the same for a text, ask-confirm input against a bare zenity entry.
+func (b *bench) p8() error {
+	return b.timeToWindow("P8", "time to window, input",
+		func(title string) []string {
+			return []string{"input", "--message", "m", "--title", title, "--wait", "60s"}
+		},
+		func(title, msg string) []string {
+			return []string{"--entry", "--text", msg, "--title", title, "--ok-label", "OK", "--cancel-label", "Cancel"}
+		}, "zenity --entry")
+}
+
+// timeToWindow measures exec to window visible for the dialog that
+// ask-confirm shows with ours(title), against the same dialog as a bare
+// zenity with ref(title, "m"), in interleaved pairs.
+func (b *bench) timeToWindow(name, what string, ours func(title string) []string, ref func(title, msg string) []string, refName string) error {
+	ce, err := b.newEnv(strings.ToLower(name))
 	if err != nil {
 		return err
 	}
 	env := ce.environ()
 	unrendered := 0
-	sample := func(i int, ours bool) (float64, error) {
+	sample := func(i int, isOurs bool) (float64, error) {
 		for try := 0; ; try++ {
-			title := fmt.Sprintf("P2-%c-%03d-%d", "ro"[btoi(ours)], i, try)
+			title := fmt.Sprintf("%s-%c-%03d-%d", name, "ro"[btoi(isOurs)], i, try)
 			t0 := time.Now()
-			p, err := b.startDialog(ce, env, ours, title)
+			var p *process
+			var err error
+			if isOurs {
+				p, err = start(ce.dir, env, b.bin, ours(title)...)
+			} else {
+				p, err = start(ce.dir, env, "zenity", ref(title, "m")...)
+			}
 			if err != nil {
 				return 0, err
 			}
 			ev, werr := b.x.waitFor(title, true, t0, 10*time.Second)
-			if ours {
+			if isOurs {
 				b.cancelAll(ce)
 			} else {
 				p.cmd.Process.Kill()
@@ -377,13 +415,14 @@ func (b *bench) p2() error {
 	so, sr := summarize(o), summarize(r)
 	diff := so.median - sr.median
 	b.rows = append(b.rows, row{
-		name: "P2 time to window", ours: fmtMs(so.median), ref: fmtMs(sr.median) + " (bare zenity)",
+		name: name + " " + what, ours: fmtMs(so.median), ref: fmtMs(sr.median) + " (bare " + strings.Fields(refName)[0] + ")",
 		delta: fmt.Sprintf("%+.0f ms", diff), target: "difference ≤ 50 ms", pass: diff <= 50,
 	})
-	b.note("### P2 time to window\n")
-	b.note("From just before exec to the X server's MapNotify for the window with the sample's unique title. Ours is a waiting caller, `ask-confirm --message m --title P2-o-NNN --wait 60s` (caller → detached holder → zenity); the reference is the same dialog as a bare `zenity %s`. Closed after each sample with `ask-confirm cancel --all` or by killing zenity. %d interleaved pairs; %d samples retaken because no window appeared within 10 s.\n", strings.Join(question("T", "m"), " "), so.n, unrendered)
+	b.note("### %s %s\n", name, what)
+	b.note("From just before exec to the X server's MapNotify for the window with the sample's unique title. Ours is a waiting caller, `ask-confirm %s` (caller → detached holder → zenity); the reference is the same dialog as a bare `zenity %s`. Closed after each sample with `ask-confirm cancel --all` or by killing zenity. %d interleaved pairs; %d samples retaken because no window appeared within 10 s.\n",
+		strings.Join(ours(name+"-o-NNN"), " "), strings.Join(ref("T", "m"), " "), so.n, unrendered)
 	b.note("- ours: %s", spread(so))
-	b.note("- bare zenity: %s\n", spread(sr))
+	b.note("- bare %s: %s\n", refName, spread(sr))
 	return nil
 }
 
