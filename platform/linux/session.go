@@ -150,10 +150,15 @@ func headlessHint(wsl bool) string {
 
 // waylandSocket returns the socket a Wayland client connects to for
 // WAYLAND_DISPLAY name: the name itself if it is a path, otherwise the name
-// under XDG_RUNTIME_DIR.
+// under XDG_RUNTIME_DIR, which must be set either way.
 func waylandSocket(name, runtimeDir string) (string, error) {
 	// These are Linux paths even where the tests run on Windows: path,
 	// not path/filepath.
+	if runtimeDir == "" && path.IsAbs(name) {
+		// libwayland would connect, but GTK 3 opens no Wayland display
+		// without a runtime directory, and the dialog would fail.
+		return "", fmt.Errorf("WAYLAND_DISPLAY=%s is a path, but XDG_RUNTIME_DIR is not set, without which GTK opens no Wayland display", name)
+	}
 	if path.IsAbs(name) {
 		return name, nil
 	}

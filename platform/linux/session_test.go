@@ -115,8 +115,12 @@ func TestJudge(t *testing.T) {
 			up: []string{wl0, x0}, ok: true, kind: KindWayland, display: "WAYLAND_DISPLAY=wayland-0, DISPLAY=:0"},
 		{name: "Wayland only", env: env{"WAYLAND_DISPLAY": "wayland-0", "XDG_RUNTIME_DIR": "/run/user/1000"},
 			up: []string{wl0}, ok: true, kind: KindWayland, display: "WAYLAND_DISPLAY=wayland-0", has: []string{"Wayland only"}},
-		{name: "Wayland by absolute path", env: env{"WAYLAND_DISPLAY": "/run/user/1000/wayland-0"},
+		{name: "Wayland by absolute path", env: env{"WAYLAND_DISPLAY": "/run/user/1000/wayland-0", "XDG_RUNTIME_DIR": "/run/user/1000"},
 			up: []string{wl0}, ok: true, kind: KindWayland, display: "WAYLAND_DISPLAY=/run/user/1000/wayland-0"},
+		// GTK 3 opens no Wayland display without a runtime directory, even
+		// where the socket answers.
+		{name: "Wayland by absolute path without a runtime directory", env: env{"WAYLAND_DISPLAY": "/run/user/1000/wayland-0"},
+			up: []string{wl0}, kind: KindHeadless},
 		{name: "Wayland name without XDG_RUNTIME_DIR", env: env{"WAYLAND_DISPLAY": "wayland-0"}, up: []string{wl0}, kind: KindHeadless,
 			has: []string{"XDG_RUNTIME_DIR is not set"}},
 		{name: "dead Wayland, live X falls back to X11", env: env{"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": "/run/user/1000", "DISPLAY": ":0"},
