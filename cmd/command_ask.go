@@ -21,7 +21,10 @@ func newChooseCommand(a *app) *cobra.Command {
 		Short: "Ask a person to pick one option, or several, and print the labels picked",
 		Long: `ask-confirm choose shows a list of options and prints the label of the one
 the person picks (with --multiple, of each, one per line) on stdout, with
-exit code 0. Cancel, Esc, or OK with nothing picked exit 1.
+exit code 0. Cancel, Esc, or OK with nothing picked exit 1; with --default,
+OK without a pick takes the default, which the list marks "(default)".
+--other adds a last option, "Other…", with which the person types an answer
+of their own, printed in place of a label ("other": true with --json).
 
 An option is "LABEL" or "LABEL=DESCRIPTION"; the description is shown beside
 the label, and only the label is printed. Write "==" for an "=" inside a

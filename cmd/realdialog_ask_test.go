@@ -294,3 +294,34 @@ func TestRealDialogApproveFor(t *testing.T) {
 		t.Fatalf("the history does not record the approval for 5s: %v", h.history())
 	}
 }
+
+// --other: picking "Other…" asks for the person's own answer in a second
+// window of the same request; the text is the answer, marked other, and
+// Cancel in that window is no answer.
+func TestRealDialogChooseOther(t *testing.T) {
+	h := newRealHarness(t)
+	title := h.title("RD-other")
+	args := chooseArgs(title, "--json", "--other")
+	r := h.start(args...)
+	h.typeInto(title, "Other", false)
+	h.key(title, "Return")
+	h.typeInto(title, "canary 5 percent", true)
+	h.key(title, "Return")
+	o := r.wait(30 * time.Second)
+	h.expect(o, 0, lifecycle.StatusApproved)
+	if o.res.Answer != "canary 5 percent" || !o.res.Other {
+		t.Fatalf("answer %#v, other %v", o.res.Answer, o.res.Other)
+	}
+	raw, err := os.ReadFile(filepath.Join(h.dir, "state", "ask-confirm", "history.jsonl"))
+	must(t, err)
+	if strings.Contains(string(raw), "canary") {
+		t.Fatalf("the history holds the typed text:\n%s", raw)
+	}
+
+	title = h.title("RD-other-cancel")
+	r = h.start(chooseArgs(title, "--json", "--other")...)
+	h.typeInto(title, "Other", false)
+	h.key(title, "Return")
+	h.key(title, "Escape")
+	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
+}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ncruces/zenity"
 )
@@ -184,7 +184,11 @@ func choose(r Request, text string, opts []zenity.Option) (Answer, error) {
 		if err != nil || !own.Approved {
 			return own, err
 		}
-		ans.Values, ans.Typed = append(ans.Values, own.Values[0]), true
+		if strings.TrimSpace(own.Values[0]) == "" {
+			// OK on an empty answer of one's own is no answer.
+			return Answer{}, nil
+		}
+		ans = r.WithOwn(ans, own.Values[0])
 	}
 	return ans, nil
 }
@@ -213,23 +217,22 @@ func input(r Request, text string, opts []zenity.Option) (Answer, error) {
 	return Answer{Approved: true, Values: []string{typed}}, nil
 }
 
-// CheckAnswer reports typed text that cannot be an input's answer: over
-// MaxTextBytes or not UTF-8.
+// CheckAnswer reports typed text that cannot be an answer, by the rules
+// of an input's --default: more than one line (a caller reading stdout
+// would take it for several answers), control characters (a terminal
+// would act on them), invisible characters, over MaxTextBytes, or not
+// UTF-8.
 func CheckAnswer(typed string) error {
-	switch {
-	case len(typed) > MaxTextBytes:
-		return fmt.Errorf(msgAnswerTooLong, len(typed), MaxTextBytes)
-	case !utf8.ValidString(typed):
-		return errors.New(msgAnswerNotUTF8)
+	if err := checkText(answerField, typed, MaxTextBytes, false, false); err != nil {
+		return err
 	}
-	return nil
+	return checkVisible(answerField, typed)
 }
+
+// answerField names typed text in CheckAnswer's errors.
+const answerField = "the text typed"
 
 // defaultMark follows the default option in a single choice's list.
 const defaultMark = " (default)"
 
-const (
-	msgNotAnOption   = "the dialog returned %q, which is none of the options"
-	msgAnswerTooLong = "the text typed is %d bytes; the limit is %d"
-	msgAnswerNotUTF8 = "the text typed is not valid UTF-8"
-)
+const msgNotAnOption = "the dialog returned %q, which is none of the options"

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"slices"
 	"strconv"
 )
 
@@ -45,8 +46,14 @@ func (r Request) ContentHash() string {
 		for _, o := range r.Options {
 			fields = append(fields, o.Label, o.Description)
 		}
-		fields = append(fields, multiple, "selected", strconv.Itoa(len(r.Selected)))
-		fields = append(fields, r.Selected...)
+		// The options picked in advance, in the options' order: the same
+		// dialog whatever order --default named them in.
+		selected := slices.Clone(r.Selected)
+		slices.SortStableFunc(selected, func(a, b string) int {
+			return slices.Index(r.Labels(), a) - slices.Index(r.Labels(), b)
+		})
+		fields = append(fields, multiple, "selected", strconv.Itoa(len(selected)))
+		fields = append(fields, selected...)
 		fields = append(fields, "text", r.Text)
 		if r.Other {
 			fields = append(fields, "other")

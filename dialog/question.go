@@ -2,6 +2,7 @@ package dialog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -223,6 +224,25 @@ func (r Request) validateOptions() error {
 		seen[s] = true
 	}
 	return nil
+}
+
+// WithOwn adds the person's own answer to a choice's answer: as typed
+// text, unless it is an option's label, which it then is (once), so that
+// a caller never reads typed text that looks like a label as one.
+func (r Request) WithOwn(ans Answer, own string) Answer {
+	for _, l := range r.Labels() {
+		if l == own {
+			if !slices.Contains(ans.Values, l) {
+				ans.Values = append(ans.Values, l)
+				slices.SortStableFunc(ans.Values, func(a, b string) int {
+					return slices.Index(r.Labels(), a) - slices.Index(r.Labels(), b)
+				})
+			}
+			return ans
+		}
+	}
+	ans.Values, ans.Typed = append(ans.Values, own), true
+	return ans
 }
 
 // Labels returns the options' labels, in order.

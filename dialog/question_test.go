@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -701,10 +702,10 @@ func TestQuestionHashBoundaries(t *testing.T) {
 		}), choice(func(r *Request) {
 			r.Options, r.Text = labels("a", "b"), "text"
 		})},
-		{"defaults reordered", choice(func(r *Request) {
-			r.Options, r.Multiple, r.Selected = labels("a", "b"), true, []string{"a", "b"}
+		{"different defaults", choice(func(r *Request) {
+			r.Options, r.Multiple, r.Selected = labels("a", "b"), true, []string{"a"}
 		}), choice(func(r *Request) {
-			r.Options, r.Multiple, r.Selected = labels("a", "b"), true, []string{"b", "a"}
+			r.Options, r.Multiple, r.Selected = labels("a", "b"), true, []string{"b"}
 		})},
 		{"no options and one empty option", choice(func(r *Request) {}),
 			choice(func(r *Request) { r.Options = []Option{{}} })},
@@ -715,6 +716,17 @@ func TestQuestionHashBoundaries(t *testing.T) {
 		if p.a.ContentHash() == p.b.ContentHash() {
 			t.Errorf("%s: %+v and %+v have the same ContentHash", p.name, p.a, p.b)
 		}
+	}
+}
+
+// The options picked in advance, named in another order, show the same
+// dialog: the same question.
+func TestDefaultsInAnyOrderAreOneQuestion(t *testing.T) {
+	a, b := chooseRequest(), chooseRequest()
+	a.Multiple, b.Multiple = true, true
+	a.Selected, b.Selected = []string{"staging", "production"}, []string{"production", "staging"}
+	if a.ContentHash() != b.ContentHash() {
+		t.Fatal("the same defaults in another order make another question")
 	}
 }
 
@@ -741,5 +753,34 @@ func TestQuestionKeyIsTheIdentity(t *testing.T) {
 	}
 	if a.ContentHash() == b.ContentHash() {
 		t.Errorf("different options under one key have the same ContentHash")
+	}
+}
+
+// Typed text is an answer only as one visible line.
+func TestCheckAnswer(t *testing.T) {
+	for _, ok := range []string{"", "v2.1", "héllo wörld", "a\u200db", strings.Repeat("x", MaxTextBytes)} {
+		if err := CheckAnswer(ok); err != nil {
+			t.Errorf("CheckAnswer(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"a\nb", "a\tb", "\x1b[31mred", "a\rb", "\x00", "a\u2028b", "a\u200bb", "\xff", strings.Repeat("x", MaxTextBytes+1)} {
+		if err := CheckAnswer(bad); err == nil {
+			t.Errorf("CheckAnswer(%q) accepted it", bad)
+		}
+	}
+}
+
+// An answer of one's own that is an option's label is that option.
+func TestWithOwn(t *testing.T) {
+	r := chooseRequest()
+	r.Other, r.Multiple = true, true
+	if got := r.WithOwn(Answer{Approved: true}, "canary"); !reflect.DeepEqual(got.Values, []string{"canary"}) || !got.Typed {
+		t.Errorf("own text: %+v", got)
+	}
+	if got := r.WithOwn(Answer{Approved: true, Values: []string{"production"}}, "staging"); !reflect.DeepEqual(got.Values, []string{"staging", "production"}) || got.Typed {
+		t.Errorf("a label typed: %+v", got)
+	}
+	if got := r.WithOwn(Answer{Approved: true, Values: []string{"staging"}}, "staging"); !reflect.DeepEqual(got.Values, []string{"staging"}) || got.Typed {
+		t.Errorf("a label typed and picked: %+v", got)
 	}
 }

@@ -3,7 +3,9 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,5 +249,63 @@ func TestHeadlessApproveRefusedBeyondConfirm(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Fatalf("%s with --if-headless deny: %v", kind, err)
 		}
+	}
+}
+
+// An answer of the person's own beside a choice's labels: the caller gets
+// it, marked other; the history keeps the labels and only a hash of it;
+// and where the choice offered none, it fails.
+func TestOwnAnswerBesideTheOptions(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := choiceCall(te, b, true)
+	c.Request.Other = true
+	b.answers <- channelAnswer{approved: true, values: []string{"qa", "canary 5%"}, typed: true}
+	r := te.ask(c)
+	if r.ExitCode != ExitApproved || !r.Other || !reflect.DeepEqual(r.Answer, []string{"qa", "canary 5%"}) {
+		t.Fatalf("%+v", r)
+	}
+	if strings.Contains(r.Message, "canary") {
+		t.Fatalf("the one-line message holds typed text: %q", r.Message)
+	}
+	events, _, _ := te.Events(0, "")
+	for _, ev := range events {
+		line, _ := json.Marshal(ev)
+		if strings.Contains(string(line), "canary") {
+			t.Fatalf("the history holds typed text: %s", line)
+		}
+		if ev.Event == "answered" && (!reflect.DeepEqual(ev.Answer, []string{"qa"}) || ev.AnswerHash != messageHash("canary 5%")) {
+			t.Fatalf("answered event: %+v", ev)
+		}
+	}
+
+	te = newTestEngine(t)
+	te.headlessSession()
+	b = newChannelBackend(te)
+	c = choiceCall(te, b, false)
+	c.Retries = 0
+	b.answers <- channelAnswer{approved: true, values: []string{"canary"}, typed: true}
+	if r := te.ask(c); r.ExitCode != ExitFailed {
+		t.Fatalf("an answer of one's own where none was offered: %+v", r)
+	}
+}
+
+// list shows an approval for a while as kept for its period.
+func TestApproveForInTheList(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Request.ApproveFor = time.Hour
+	c.Remember, c.CollectWithin = 0, 0
+	b.answers <- channelAnswer{approved: true, approvedFor: time.Hour}
+	if r := te.ask(c); r.ExitCode != ExitApproved {
+		t.Fatalf("%+v", r)
+	}
+	te.advance(10 * time.Minute)
+	en := te.EntryOf(te.record(te.Prepare(c).Request.Identity()))
+	if en.ApprovedUntil.IsZero() || en.LeftSeconds < 49*60 || en.LeftSeconds > 51*60 {
+		t.Fatalf("entry: approved until %v, %.0fs left", en.ApprovedUntil, en.LeftSeconds)
 	}
 }

@@ -29,6 +29,7 @@ type channelBackend struct {
 type channelAnswer struct {
 	approved    bool
 	values      []string
+	typed       bool
 	approvedFor time.Duration
 	err         error
 }
@@ -44,7 +45,7 @@ func (b *channelBackend) Ask(ctx context.Context, r dialog.Request) (dialog.Answ
 	case a := <-b.answers:
 		b.te.advance(b.took)
 		b.ended <- nil
-		return dialog.Answer{Approved: a.approved, Values: a.values, For: a.approvedFor}, a.err
+		return dialog.Answer{Approved: a.approved, Values: a.values, Typed: a.typed, For: a.approvedFor}, a.err
 	case <-ctx.Done():
 		b.ended <- ctx.Err()
 		return dialog.Answer{}, ctx.Err()

@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
+
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -56,7 +58,8 @@ type reuse struct {
 // person's approve-for period runs.
 func (k reuse) returns(rec store.Record, now time.Time) bool {
 	return rec.Status != store.Withdrawn &&
-		(rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin) || rec.ApprovedAt(now))
+		(rec.FreshAt(now, k.remember) || rec.CollectableAt(now, k.collectWithin) ||
+			(rec.ApprovedFor <= dialog.MaxApproveFor && rec.ApprovedAt(now)))
 }
 
 // holderStartGrace is how long a "requested" record stands in for a lock

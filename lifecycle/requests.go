@@ -98,6 +98,9 @@ type Entry struct {
 	EndedAt       time.Time `json:"ended_at,omitzero"`
 	Deadline      time.Time `json:"deadline"`
 	RememberUntil time.Time `json:"remember_until,omitzero"`
+	// ApprovedUntil is when an approval given with the approve-for button
+	// stops being returned.
+	ApprovedUntil time.Time `json:"approved_until,omitzero"`
 	// Uncollected is true while no caller has received the answer; until
 	// CollectUntil the next identical request receives it.
 	Uncollected  bool      `json:"uncollected"`
@@ -126,6 +129,12 @@ func (e *Engine) EntryOf(r store.Record) Entry {
 	if r.Status.Final() {
 		en.RememberUntil = r.EndedAt.Add(r.Remember)
 		kept := en.RememberUntil
+		if r.ApprovedFor > 0 && r.Status == store.Approved {
+			en.ApprovedUntil = r.EndedAt.Add(r.ApprovedFor)
+			if en.ApprovedUntil.After(kept) {
+				kept = en.ApprovedUntil
+			}
+		}
 		if r.Uncollected && r.Status != store.Failed {
 			en.Uncollected = true
 			en.CollectUntil = r.EndedAt.Add(keeping(r).collectWithin)

@@ -35,11 +35,17 @@ type askOption struct {
 	Description string `json:"description,omitempty"`
 }
 
-// askOutput is confirm's structured content and the answer.
+// askOutput is the structured content of the ask and status tools:
+// confirm's, worded for either tool, and the answer.
 type askOutput struct {
-	toolOutput
-	Answer any  `json:"answer,omitempty" jsonschema:"when status is approved: the label chosen, the list of labels with multiple, or the text typed"`
-	Other  bool `json:"other,omitempty" jsonschema:"true when the (last) answer is the person's own text, typed beside the options (allow_other)"`
+	Status      string `json:"status" jsonschema:"approved means the person answered (see answer; for a confirmation, approved); pending means call the same tool again with the same arguments; denied, cancelled, expired, headless, failed and superseded mean there is no answer: do not proceed as if there were one"`
+	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the question is open: call the same tool again with the same arguments"`
+	Key         string `json:"key" jsonschema:"the request's identity, for the status and cancel tools"`
+	Remembered  bool   `json:"remembered" jsonschema:"true when the answer was given before this call and returned from the store"`
+	AnsweredAt  string `json:"answered_at,omitempty" jsonschema:"when the request ended, RFC 3339"`
+	Answer      any    `json:"answer,omitempty" jsonschema:"when status is approved for a question asked with ask: the label chosen, the list of labels with multiple, or the text typed"`
+	Other       bool   `json:"other,omitempty" jsonschema:"true when the (last) answer is the person's own text, typed beside the options (allow_other)"`
+	Message     string `json:"message" jsonschema:"what happened, in a sentence"`
 }
 
 func (s *server) askTool() *mcp.Tool {
@@ -89,8 +95,9 @@ func (s *server) askTool() *mcp.Tool {
 	}
 }
 
-// ask is the ask tool: a choice when the call gives options, else a text.
-// It is asked by dialog only; where none can be shown, nobody is asked.
+// ask is the ask tool: a choice when the call gives options, else a text,
+// asked as confirm asks: by dialog, or through the client's form where
+// --ask-with says so.
 func (s *server) ask(ctx context.Context, call *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, *askOutput, error) {
 	req, timeout, err := request(confirmArgs{Title: in.Title, Message: in.Message, Key: in.Key, Scope: in.Scope, Timeout: in.Timeout}, s.base.Timeout)
 	if err != nil {
@@ -117,21 +124,12 @@ func (s *server) ask(ctx context.Context, call *mcp.CallToolRequest, in askArgs)
 		c.Request.Scope = s.base.Request.Scope
 	}
 	c.Request.Origin = s.origin(call)
-	if s.askWith == askElicitation {
-		// The client's form asks yes or no only.
-		if err := c.Validate(); err != nil {
-			return nil, nil, invalidAsk(err)
-		}
-		r := lifecycle.Result{Status: lifecycle.StatusHeadless, ExitCode: lifecycle.ExitHeadless, Key: c.Request.Identity(),
-			Message: fmt.Sprintf(msgNobody, msgAskNoForm), Headless: true}
-		return s.askAnswer(r, req.Kind)
-	}
-	if token := call.Params.GetProgressToken(); token != nil {
-		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
-	}
-	r, err := s.engine.Ask(ctx, c)
-	if err != nil {
+	r, relay, err := s.run(ctx, call, c)
+	switch {
+	case err != nil:
 		return nil, nil, invalidAsk(err)
+	case relay != nil:
+		return relay, nil, nil
 	}
 	return s.askAnswer(r, req.Kind)
 }
@@ -159,11 +157,17 @@ func (s *server) askAnswer(r lifecycle.Result, kind string) (*mcp.CallToolResult
 	if err != nil {
 		return nil, nil, err
 	}
-	ao := &askOutput{toolOutput: *out, Other: r.Other}
+	return res, withAnswer(out, r), nil
+}
+
+// withAnswer is out, a tool's structured content, with r's answer.
+func withAnswer(out *toolOutput, r lifecycle.Result) *askOutput {
+	ao := &askOutput{Status: out.Status, ShouldRetry: out.ShouldRetry, Key: out.Key, Remembered: out.Remembered,
+		AnsweredAt: out.AnsweredAt, Message: out.Message, Other: r.Other}
 	if r.Status == lifecycle.StatusApproved {
 		ao.Answer = r.Answer
 	}
-	return res, ao, nil
+	return ao
 }
 
 // askText is the sentence a model reads for an ask call's result.
@@ -184,6 +188,9 @@ func askText(r lifecycle.Result, kind string) string {
 			}
 			return fmt.Sprintf(mcpAskChose, a, again)
 		case []string:
+			if r.Other && len(a) == 1 {
+				return fmt.Sprintf(mcpAskOwn, a[0], again)
+			}
 			labels := a
 			own := ""
 			if r.Other && len(a) > 0 {

@@ -25,13 +25,19 @@ type askWire struct {
 
 // ask calls the ask tool and decodes its structured content.
 func (ts *testServer) ask(args map[string]any) (toolCall, askWire) {
+	ts.env.t.Helper()
+	return ts.callAsk("ask", args)
+}
+
+// callAsk calls a tool whose structured content is ask's.
+func (ts *testServer) callAsk(tool string, args map[string]any) (toolCall, askWire) {
 	t := ts.env.t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := ts.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: args})
+	res, err := ts.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		t.Fatalf("ask %v: protocol error: %v", args, err)
+		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
 	}
 	c := toolCall{res: res}
 	if len(res.Content) != 1 {
@@ -201,7 +207,7 @@ func TestAskHeadless(t *testing.T) {
 	env = newTestEnv(t)
 	env.askWith = askElicitation
 	c, w = env.connect(0).ask(deploy)
-	if w.Status != lifecycle.StatusHeadless || !strings.Contains(c.text, "client's form only") || env.holders.count() != 0 {
+	if w.Status != lifecycle.StatusHeadless || !strings.Contains(c.text, "--ask-with elicitation") || !strings.Contains(c.text, "Do not guess the answer") || env.holders.count() != 0 {
 		t.Fatalf("elicitation only: %q %+v", c.text, w)
 	}
 }

@@ -80,6 +80,9 @@ func multiRoundTrip(ss *mcp.ServerSession) bool {
 // choice between approve and deny with no default, so that a host that
 // submits forms unread submits nothing that approves.
 func formFor(r dialog.Request) *mcp.ElicitParams {
+	if r.Kind != dialog.Confirm {
+		return questionForm(r)
+	}
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
@@ -148,6 +151,14 @@ func (f sessionForm) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, 
 	case err != nil:
 		return dialog.Answer{}, fmt.Errorf(msgFormFailed, err)
 	}
+	return readForm(r, res)
+}
+
+// readForm reads the client's answer to r's form.
+func readForm(r dialog.Request, res mcp.InputResponse) (dialog.Answer, error) {
+	if r.Kind != dialog.Confirm {
+		return readAnswer(r, res)
+	}
 	ok, err := readDecision(res)
 	return dialog.Answer{Approved: ok}, err
 }
@@ -163,8 +174,7 @@ func (f relayedForm) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, 
 	if err != nil {
 		return dialog.Answer{}, err
 	}
-	ok, err := readDecision(res)
-	return dialog.Answer{Approved: ok}, err
+	return readForm(r, res)
 }
 
 // questions are the forms relayedForm has posed and no call has answered

@@ -21,7 +21,7 @@ const (
 	mcpHeadlessHint  = "No dialog was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
 	mcpHeadlessAuto  = "No dialog or form was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment), or use a client that shows MCP elicitation forms."
 	mcpNoForm        = "No form was shown, so nobody approved. Do not proceed. This server asks only through the client's form (--ask-with elicitation): the person must use a client that shows MCP elicitation forms, or start the server with --ask-with auto where it can show a dialog."
-	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling confirm again shows a new dialog."
+	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling the same tool again with the same arguments asks the person again."
 	mcpCancelDone    = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
 	mcpCancelTooLate = "Too late to cancel: the request had already ended. %s"
 	mcpNothingOpen   = "Nothing to cancel: the request already ended %s."
@@ -53,6 +53,20 @@ const (
 	msgFormNoDecision = "the form was accepted without a decision"
 	msgFormDecision   = "the form was accepted with the decision %v, which is neither approve nor deny"
 	msgFormToken      = "making the form's token: %w"
+	msgFormField      = "the form was accepted with the field %q, which it did not ask for"
+	msgFormAnswer     = "the form was accepted with the answer %v, which is not what it asked for"
+	msgFormBoth       = "the form was accepted with both an option and an answer of the person's own, where it asked for one"
+	msgFormNoChoice   = "the form was accepted without a choice"
+
+	// A question's form (the ask tool), as the person reads it.
+	formChoiceTitle  = "Your choice"
+	formChoiceHelp   = "pick one; nothing is chosen for you"
+	formChoicesTitle = "Your choices"
+	formChoicesHelp  = "pick one or more; nothing is chosen for you"
+	formOtherTitle   = "Or your own answer"
+	formOtherHelp    = "instead of an option, if none fits"
+	formTextTitle    = "Your answer"
+	formTextHelp     = "for example %q"
 
 	// How the server asks, as the instructions and the confirm tool's
 	// description say it, by --ask-with.
@@ -80,8 +94,7 @@ const (
 	mcpAskRemembered = " (A remembered answer, given at %s.)"
 	mcpAskCancelled  = "The person cancelled the question without answering. Do not proceed as if they had chosen."
 	mcpAskPending    = "Still waiting: the question is open on the person's screen. Call ask again with exactly the same arguments to collect the answer."
-	mcpAskHeadless   = "No dialog was shown, so nobody answered. Do not guess the answer. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
-	msgAskNoForm     = "the ask tool shows a dialog, and --ask-with elicitation asks through the client's form only"
+	mcpAskHeadless   = "No dialog or form was shown, so nobody answered. Do not guess the answer. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment), or use a client that shows MCP elicitation forms."
 
 	mcpAskDescription = `Ask the person at this computer a question beyond yes or no, %s: pick one of your options (or several, with multiple), or type a line of text (no options). Use it when you need the person's decision between alternatives or a value (an environment, a fix to apply, a name); use confirm to ask permission for one action. Never use it for passwords or other secrets: answers are kept. Returns within %s. Status "approved" means the person answered, and "answer" holds it. Status "pending" (should_retry true) means the question is still open: call ask again with exactly the same arguments to collect the answer; this never asks a second time. Any other status means there is no answer: do not proceed as if there were one.`
 )

@@ -287,7 +287,7 @@ func (s *server) statusTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        "status",
 		Title:       "Look at a confirmation request",
-		Description: `Report what calling confirm again for a request would return now, without waiting and without showing a dialog.`,
+		Description: `Report what calling confirm (or ask) again for a request would return now, without waiting and without showing a dialog; for a question asked with ask, with its answer.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		InputSchema: keySchema("the request to look at"),
 	}
@@ -342,13 +342,29 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 		c.Request.Scope = s.base.Request.Scope
 	}
 	c.Request.Origin = s.origin(call)
+	r, relay, err := s.run(ctx, call, c)
+	switch {
+	case err != nil:
+		return nil, nil, invalid(err)
+	case relay != nil:
+		return relay, nil, nil
+	}
+	return s.answer(r, s.headlessText(r))
+}
+
+// run asks c for a call, as confirm and ask do: by dialog, or through the
+// client's form where --ask-with says so (s.channel). It returns the
+// request's result; or, from protocol 2026-07-28 on, when the request is
+// asked through the client's form, the tool result that puts the form to
+// the client instead (relay), whose retry of the call brings the answer.
+// An error is a call the engine refused to ask.
+func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, c lifecycle.Call) (r lifecycle.Result, relay *mcp.CallToolResult, err error) {
 	ch, ok := s.channel(call)
 	if !ok {
 		if err := c.Validate(); err != nil {
-			return nil, nil, invalid(err)
+			return r, nil, err
 		}
-		r := noForm(c.Request.Identity())
-		return s.answer(r, s.headlessText(r))
+		return noForm(c.Request.Identity()), nil, nil
 	}
 	c.Channel = ch
 	// Decided here, not in Ask: a form's request has an identity of its
@@ -357,7 +373,6 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 	if token := call.Params.GetProgressToken(); token != nil {
 		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
 	}
-	var r lifecycle.Result
 	if _, relayed := backendOf(c.Channel).(relayedForm); relayed {
 		if h := s.questions.take(c.Request, call.Params); h != nil {
 			// Handed over once this call follows the request, so that the
@@ -367,15 +382,12 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 		}
 		var q *question
 		if r, q, err = s.askOrRelay(ctx, c); q != nil {
-			return s.questions.send(q), nil, nil
+			return r, s.questions.send(q), nil
 		}
-	} else {
-		r, err = s.engine.Ask(ctx, c)
+		return r, nil, err
 	}
-	if err != nil {
-		return nil, nil, invalid(err)
-	}
-	return s.answer(r, s.headlessText(r))
+	r, err = s.engine.Ask(ctx, c)
+	return r, nil, err
 }
 
 // invalid is the tool error for a call the engine refused to ask.
@@ -476,17 +488,25 @@ func argumentName(flag string) string {
 }
 
 // status is the status tool: what confirming the request again would give.
-func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (*mcp.CallToolResult, *toolOutput, error) {
+// A question asked with ask reads as ask's result, with its answer.
+func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (*mcp.CallToolResult, *askOutput, error) {
 	rec, err := s.engine.Find(in.Key)
 	if err != nil {
 		return nil, nil, s.operatorError(err)
 	}
 	r := s.engine.StatusOf(rec)
 	text := confirmText(r)
+	if rec.Kind != dialog.Confirm {
+		text = askText(r, rec.Kind)
+	}
 	if r.Status == lifecycle.StatusPending && rec.Status.Final() {
 		text = fmt.Sprintf(mcpStale, rec.Status)
 	}
-	return s.answer(r, text)
+	res, out, err := s.answer(r, text)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, withAnswer(out, r), nil
 }
 
 // cancel is the cancel tool: it closes the request's dialog as ask-confirm

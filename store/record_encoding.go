@@ -35,8 +35,10 @@ import (
 //	byte     Typed: 0 or 1
 //	varint   ApprovedFor (nanoseconds)
 //
-// Format 3, written before questions beyond yes or no, is format 4 without
-// its last five fields: a confirmation, with no answer beyond its status.
+// Format 3 is format 4 without its last five fields: a confirmation, with
+// no answer beyond its status. It is written for every record that holds
+// nothing of format 4's (encodeRecord), and was the only format before
+// questions beyond yes or no.
 // Format 2, written before requests could be asked other than by a dialog,
 // is format 3 without Channel and Origin; its records were asked by a dialog. Format
 // 1, written before answers were collected, is format 2 without its last
@@ -73,6 +75,10 @@ const (
 	maxTimeSec = 253402300800 + 86400
 )
 
+// maxAnswers bounds the answers a record may hold: a choice's options and
+// an answer of the person's own, with room to spare.
+const maxAnswers = 64
+
 // errRecordTime is returned when a record holds a time the JSON form could
 // not have held.
 var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone offset of a day or more")
@@ -82,16 +88,24 @@ var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone o
 // ask-confirm itself writes through Update only.
 func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 
-// encodeRecord returns r in the current binary format. It fails only for a
-// time that the JSON form refused as well.
+// encodeRecord returns r in the current binary format: format 4 where r
+// holds anything of it beyond format 3 (a question beyond yes or no, or an
+// approval for a while), and format 3 otherwise, which versions before
+// format 4 read, rather than setting aside as corrupt a store that an
+// older ask-confirm still running shares. It fails only for a time that
+// the JSON form refused as well.
 func encodeRecord(r *Record) ([]byte, error) {
 	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
 		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel) + len(r.Origin) + len(r.Kind)
 	for _, a := range r.Answers {
 		n += len(a) + 2
 	}
+	format := byte(recordFormat3)
+	if r.Kind != "" || r.Multiple || len(r.Answers) > 0 || r.Typed || r.ApprovedFor != 0 {
+		format = recordFormat4
+	}
 	b := make([]byte, 0, n)
-	b = append(b, recordFormat4)
+	b = append(b, format)
 	b = appendLenString(b, r.Identity)
 	b = appendLenString(b, r.ContentHash)
 	b = appendLenString(b, r.Title)
@@ -125,6 +139,9 @@ func encodeRecord(r *Record) ([]byte, error) {
 	}
 	b = appendLenString(b, r.Channel)
 	b = appendLenString(b, r.Origin)
+	if format < recordFormat4 {
+		return b, nil
+	}
 	b = appendLenString(b, r.Kind)
 	if r.Multiple {
 		b = append(b, 1)
@@ -289,10 +306,11 @@ func decodeRecord(v []byte) (Record, error) {
 	if v[0] >= recordFormat4 {
 		r.Kind = d.string()
 		r.Multiple = d.bool("Multiple")
-		// Each answer takes at least its length byte: a count beyond the
-		// bytes left is damage, and is refused before anything is made.
+		// No question has more than maxAnswers answers, and each takes at
+		// least its length byte: any other count is damage, refused before
+		// anything is made.
 		if n := d.uvarint(); n > 0 && d.err == nil {
-			if n > uint64(len(d.buf)-d.off) {
+			if n > maxAnswers || n > uint64(len(d.buf)-d.off) {
 				d.fail("%d answers in %d bytes", n, len(d.buf)-d.off)
 			} else {
 				r.Answers = make([]string, n)

@@ -178,8 +178,9 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		if enc[0] != recordFormat4 {
-			t.Fatalf("record %d starts with %#x", i, enc[0])
+		beyond3 := want.Kind != "" || want.Multiple || len(want.Answers) > 0 || want.Typed || want.ApprovedFor != 0
+		if (enc[0] == recordFormat4) != beyond3 || (enc[0] != recordFormat3 && enc[0] != recordFormat4) {
+			t.Fatalf("record %d (beyond format 3: %v) starts with %#x", i, beyond3, enc[0])
 		}
 		got := mustDecode(t, enc)
 		if !reflect.DeepEqual(got.Request, want.Request) || (got.Request == nil) != (want.Request == nil) {
@@ -387,7 +388,7 @@ func TestLegacyJSONRecordsDecode(t *testing.T) {
 	if err != nil || rec.Version != want.Version+1 {
 		t.Fatalf("Update = (Version %d, %v), want Version %d", rec.Version, err, want.Version+1)
 	}
-	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat4 {
+	if raw := rawValue(t, s.Path(), want.Identity); len(raw) == 0 || raw[0] != recordFormat3 {
 		t.Fatalf("rewritten record starts %q, want the binary form", raw[:min(len(raw), 8)])
 	}
 	want.Version++
@@ -628,15 +629,16 @@ func BenchmarkDecodeRecord(b *testing.B) {
 // format 3 record is a confirmation, and format 4 keeps the answers.
 func TestOlderRecordFormatsDecode(t *testing.T) {
 	want := Record{Identity: "id", Status: Approved, EndedAt: time.Unix(1e9, 0).UTC(), Remember: time.Minute}
-	// Format 4 is format 3 followed by Kind, Multiple, the number of
-	// Answers, Typed and ApprovedFor (here one byte each, 0); format 3 is format 2
-	// followed by Channel and Origin (a length byte each, 0), and format 2
-	// is format 1 followed by CollectWithin and Uncollected.
+	// A record with nothing of format 4's is written in format 3, which
+	// is format 2 followed by Channel and Origin (a length byte each, 0);
+	// format 2 is format 1 followed by CollectWithin and Uncollected.
 	older := func(v []byte, format byte, drop int) []byte {
 		return append([]byte{format}, v[1:len(v)-drop]...)
 	}
-	v4 := mustEncode(t, want)
-	v3 := older(v4, recordFormat3, 5)
+	v3 := mustEncode(t, want)
+	if v3[0] != recordFormat3 {
+		t.Fatalf("a confirmation's record is written in format %#x", v3[0])
+	}
 	v2 := older(v3, recordFormat2, 2)
 	v1 := older(v2, recordFormat1, 2)
 	if got := mustDecode(t, v1); !reflect.DeepEqual(got, want) || got.Uncollected {
@@ -644,8 +646,7 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 	}
 
 	want.Uncollected, want.CollectWithin = true, 15*time.Minute
-	v4 = mustEncode(t, want)
-	v2 = older(older(v4, recordFormat3, 5), recordFormat2, 2)
+	v2 = older(mustEncode(t, want), recordFormat2, 2)
 	if got := mustDecode(t, v2); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 2 decodes to %#v, want %#v", got, want)
 	}
@@ -661,32 +662,43 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 	}
 	// So does a format 2 record carrying format 3's.
 	want.Channel, want.Origin = "elicitation", "deploy.sh in ~/src/app"
-	v4 = mustEncode(t, want)
-	v3 = older(v4, recordFormat3, 5)
+	v3 = mustEncode(t, want)
 	if got := mustDecode(t, v3); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 3 decodes to %#v, want %#v", got, want)
 	}
 	if err := decode(append([]byte{recordFormat2}, v3[1:]...), &r); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("format 2 with trailing fields decodes with %v, want ErrCorrupt", err)
 	}
-	// And a format 3 record carrying format 4's.
+	// Format 4 is format 3 followed by Kind, Multiple, the Answers, Typed
+	// and ApprovedFor; a format 3 record carrying them has bytes after its
+	// end. A format 4 record without them still reads.
+	if got := mustDecode(t, append(append([]byte{recordFormat4}, v3[1:]...), 0, 0, 0, 0, 0)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("format 4 without answers decodes to %#v, want %#v", got, want)
+	}
 	want.Kind, want.Multiple, want.Answers, want.Typed, want.ApprovedFor = "choose", true, []string{"staging", ""}, true, time.Hour
-	v4 = mustEncode(t, want)
+	v4 := mustEncode(t, want)
+	if v4[0] != recordFormat4 {
+		t.Fatalf("a choice's record is written in format %#x", v4[0])
+	}
 	if got := mustDecode(t, v4); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 4 decodes to %#v, want %#v", got, want)
 	}
 	if err := decode(append([]byte{recordFormat3}, v4[1:]...), &r); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("format 3 with trailing fields decodes with %v, want ErrCorrupt", err)
 	}
-	// A count of answers beyond the bytes left is damage, not an allocation.
-	// (A record without answers ends in count 0, Typed 0, ApprovedFor 0.)
-	none := mustEncode(t, Record{Identity: "id", Status: Approved})
-	huge := append(append([]byte{}, none[:len(none)-3]...), 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0)
-	if got := mustDecode(t, append(append([]byte{}, none[:len(none)-3]...), 1, 0, 0, 0)); !reflect.DeepEqual(got.Answers, []string{""}) {
-		t.Fatalf("one empty answer decodes as %q", got.Answers)
+	// A count of answers beyond the bytes left, or beyond any question's,
+	// is damage, not an allocation. (v3 is followed by: Kind 0, Multiple 0,
+	// the count, Typed 0, ApprovedFor 0.)
+	head := append([]byte{recordFormat4}, v3[1:]...)
+	for _, count := range [][]byte{{0xff, 0xff, 0xff, 0xff, 0x0f}, {65}} {
+		v := append(append(append(append([]byte{}, head...), 0, 0), count...), bytes.Repeat([]byte{0}, 70)...)
+		if err := decode(v, &r); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("an answer count of %x decodes with %v, want ErrCorrupt", count, err)
+		}
 	}
-	if err := decode(huge, &r); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("a huge answer count decodes with %v, want ErrCorrupt", err)
+	one := append(append([]byte{}, head...), 0, 0, 1, 0, 0, 0)
+	if got := mustDecode(t, one); !reflect.DeepEqual(got.Answers, []string{""}) {
+		t.Fatalf("one empty answer decodes as %q", got.Answers)
 	}
 }
 
