@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/terminal"
 )
 
 // Main runs ask-confirm with the process's arguments and returns its exit
@@ -22,7 +24,9 @@ func Main() int {
 	if code, ok := lifecycle.HolderMain(os.Args[1:]); ok {
 		return code
 	}
-	return newApp(lifecycle.Config{}, os.Stdout, os.Stderr).execute(os.Args[1:])
+	a := newApp(lifecycle.Config{}, os.Stdout, os.Stderr)
+	a.terminal = func() (terminalPrompt, error) { return terminal.Open() }
+	return a.execute(os.Args[1:])
 }
 
 // app is everything a command touches outside its own arguments. Main builds
@@ -35,6 +39,19 @@ type app struct {
 	// progress receives the waiting countdown; nil unless stderr is a
 	// terminal, so scripts and log files never see it.
 	progress io.Writer
+	// terminal opens the terminal a person runs this invocation from, to
+	// ask there where no dialog can be shown (terminal.Open). Nil never
+	// asks on a terminal: the tests' apps, whose terminal, if any, is the
+	// developer's.
+	terminal func() (terminalPrompt, error)
+}
+
+// terminalPrompt is an open terminal as the command line uses it: a
+// *terminal.Terminal, or a test's stand-in.
+type terminalPrompt interface {
+	Backend(lockDir string) dialog.Backend
+	Name() string
+	Close() error
 }
 
 func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {

@@ -15,14 +15,16 @@ import (
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/terminal"
 )
 
 // confirmOptions are the root command's flags: one lifecycle.Call, and how
 // to print its outcome.
 type confirmOptions struct {
-	call     lifecycle.Call
-	json     bool
-	noOrigin bool
+	call       lifecycle.Call
+	json       bool
+	noOrigin   bool
+	noTerminal bool
 }
 
 func newRootCommand(a *app) *cobra.Command {
@@ -39,6 +41,11 @@ never a second dialog for the same request. An answer no caller has received
 yet is kept for the next identical request for --collect-within after it was
 given, whatever --remember says; once received, it is returned again only
 within --remember.
+
+Where no dialog can be shown and a person is typing at this terminal (over
+SSH, on a console), ask-confirm asks there instead, y to approve, and waits
+for the answer up to --timeout; --no-terminal turns that off, and
+--if-headless decides when neither can ask.
 
 Exit codes:
 ` + exitCodeTable(),
@@ -110,6 +117,7 @@ func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool)
 	} else {
 		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4) or deny (exit 1); there is no answer to approve with")
 	}
+	f.BoolVar(&o.noTerminal, "no-terminal", false, "never ask on the terminal: where no dialog can be shown, --if-headless decides even when a person is typing at this terminal")
 	f.BoolVar(&o.noOrigin, "no-origin", false, `hide the line under the question that says who asks ("Asked by deploy.sh in ~/src/app · closes at 14:05"), for callers whose message says so itself`)
 	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
 	f.SortFlags = false
@@ -134,10 +142,13 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		home, _ := os.UserHomeDir()
 		o.call.Request.Origin = dialog.Origin(platform.ProcessName(os.Getppid()), wd, home)
 	}
-	if a.progress != nil {
-		o.call.Watch = countdown{a.progress}
+	call, promptDone := a.onTerminal(ctx, o)
+	if a.progress != nil && call.Request.Via != terminal.ChannelName {
+		// On the terminal the prompt counts down itself.
+		call.Watch = countdown{a.progress}
 	}
-	r, err := a.engine.Ask(ctx, o.call)
+	r, err := a.engine.Ask(ctx, call)
+	promptDone()
 	if err != nil {
 		r = lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
 		r.Hint = hintFlag
@@ -147,6 +158,36 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		a.out.warn(errors.New(r.Message))
 	}
 	return a.report(r, o.json)
+}
+
+// onTerminal prepares o's call (lifecycle.Engine.Prepare) with the terminal
+// as its Channel, where a person is typing at this invocation's terminal
+// and o allows it: the engine then asks there when no dialog can be shown.
+// The prompt lives in this process (Attached), so this invocation waits
+// for it up to --timeout whatever --wait says. done ends a prompt still
+// shown, waits until its answer is recorded and closes the terminal; call
+// it before printing the outcome, so the terminal is itself again.
+func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done func()) {
+	call = o.call
+	if o.noTerminal || a.terminal == nil {
+		return call, func() {}
+	}
+	t, err := a.terminal()
+	if err != nil {
+		return call, func() {}
+	}
+	prompting, stop := context.WithCancel(context.WithoutCancel(ctx))
+	call.Channel = &lifecycle.Channel{
+		Name:     terminal.ChannelName,
+		Backend:  t.Backend(a.engine.Paths().Locks),
+		Context:  prompting,
+		Attached: true,
+	}
+	return a.engine.Prepare(call), func() {
+		stop()
+		a.engine.Drain()
+		t.Close()
+	}
 }
 
 // countdown is the Watcher for a person watching a terminal. It

@@ -31,6 +31,12 @@ type doctorReport struct {
 	BackendPath    string      `json:"backend_path,omitempty"`
 	BackendVersion string      `json:"backend_version,omitempty"`
 	Holder         holderCheck `json:"holder"`
+	// ApproveFor says whether the dialog offers the third button of
+	// --approve-for, and how or why not.
+	ApproveFor string `json:"approve_for_button"`
+	// Terminal says whether the command line can ask on this terminal
+	// where no dialog can be shown.
+	Terminal terminalCheck `json:"terminal"`
 	// MCPServer is the ask-confirm-mcp that ask-confirm mcp would run, or
 	// empty when there is none.
 	MCPServer string             `json:"mcp_server"`
@@ -46,6 +52,27 @@ type doctorReport struct {
 type holderCheck struct {
 	CanDetach bool   `json:"can_detach"`
 	How       string `json:"how"`
+}
+
+// terminalCheck says whether ask-confirm, run as doctor was, could ask on
+// its terminal, and which one, or why not.
+type terminalCheck struct {
+	Available bool   `json:"available"`
+	Name      string `json:"name,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// checkTerminal opens and closes the terminal a prompt would use.
+func (a *app) checkTerminal() terminalCheck {
+	if a.terminal == nil {
+		return terminalCheck{Reason: msgDoctorNoTerminal}
+	}
+	t, err := a.terminal()
+	if err != nil {
+		return terminalCheck{Reason: err.Error()}
+	}
+	defer t.Close()
+	return terminalCheck{Available: true, Name: t.Name()}
 }
 
 // pathCheck is one of ask-confirm's files or directories, as the store's
@@ -76,13 +103,15 @@ would appear on, the dialog backend and its version, how a holder is
 detached from its caller, and ask-confirm's files with their permissions.
 It creates nothing and shows no dialog.
 
-It also names the MCP server program that ask-confirm mcp would run.
+It also names the MCP server program that ask-confirm mcp would run, and
+the terminal the command line asks on where no dialog can be shown.
 
-Exit codes: 0 when a person can be asked here, 4 when nobody can (with a
-hint), 8 when a directory ask-confirm would use is unsafe.`,
+Exit codes: 0 when a person can be asked here, by dialog or on this
+terminal, 4 when nobody can (with a hint), 8 when a directory ask-confirm
+would use is unsafe.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			r := a.doctor(platform.Inspect(c.Context()))
+			r := a.doctor(platform.Inspect(c.Context()), a.checkTerminal())
 			if err := r.print(a.stdout, a.out, asJSON); err != nil {
 				return err
 			}
@@ -95,7 +124,7 @@ hint), 8 when a directory ask-confirm would use is unsafe.`,
 
 // doctor turns what the platform found into the report, checking
 // ask-confirm's paths without creating any of them.
-func (a *app) doctor(p platform.Report) doctorReport {
+func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 	r := doctorReport{
 		OS:             p.OS,
 		Arch:           p.Arch,
@@ -108,6 +137,8 @@ func (a *app) doctor(p platform.Report) doctorReport {
 		BackendPath:    p.BackendPath,
 		BackendVersion: p.BackendVersion,
 		Holder:         holderCheck{CanDetach: p.CanDetach, How: p.Detach},
+		ApproveFor:     p.ThirdButton,
+		Terminal:       tc,
 		Notes:          append([]string{}, p.Notes...),
 	}
 	// Not having the MCP server matters only to agent hosts; it does not
@@ -130,10 +161,12 @@ func (a *app) doctor(p platform.Report) doctorReport {
 	}
 	var outcome lifecycle.Result
 	switch {
-	case !p.CanAsk:
+	case !p.CanAsk && !tc.Available:
 		outcome = lifecycle.Headless(p.Session)
 	case len(unsafe) > 0:
 		outcome = a.engine.StoreError("", errors.New(strings.Join(unsafe, "; ")))
+	case !p.CanAsk:
+		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: fmt.Sprintf(msgDoctorOnTerminal, p.Reason, tc.Name)}
 	default:
 		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: msgDoctorCanAsk}
 	}
@@ -215,10 +248,16 @@ func (r doctorReport) printTable(out io.Writer) error {
 		holder = "cannot be detached: "
 	}
 	line("holder", holder+r.Holder.How)
+	line("approve-for", orNone(r.ApproveFor))
 	if r.MCPServer != "" {
 		line("mcp server", r.MCPServer)
 	} else {
 		line("mcp server", msgDoctorNoMCP)
+	}
+	if r.Terminal.Available {
+		line("terminal", fmt.Sprintf(msgDoctorTerminal, r.Terminal.Name))
+	} else {
+		line("terminal", "not available: "+r.Terminal.Reason)
 	}
 	for _, pc := range r.Paths {
 		v := pc.Path + ": "
@@ -240,9 +279,12 @@ func (r doctorReport) printTable(out io.Writer) error {
 	for _, n := range r.Notes {
 		line("note", n)
 	}
-	if r.CanAsk {
+	switch {
+	case r.CanAsk:
 		line("can ask", "yes")
-	} else {
+	case r.Terminal.Available:
+		line("can ask", "on the terminal only: "+r.Reason)
+	default:
 		line("can ask", "no: "+r.Reason)
 	}
 	return w.Flush()

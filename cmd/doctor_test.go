@@ -21,7 +21,8 @@ func withDialogProgram(h *harness, name, version string) string {
 	dir := filepath.Join(h.dir, "dialog-bin")
 	must(h.t, os.MkdirAll(dir, 0o700))
 	prog := filepath.Join(dir, name)
-	must(h.t, os.WriteFile(prog, []byte("#!/bin/sh\necho '"+version+"'\n"), 0o700))
+	// Like GNOME zenity, it lists --extra-button among its general options.
+	must(h.t, os.WriteFile(prog, []byte("#!/bin/sh\nif [ \"$1\" = --help-general ]; then echo '  --extra-button=TEXT  Add an extra button'; else echo '"+version+"'; fi\n"), 0o700))
 	h.env = append(h.env, "PATH="+dir) // the last PATH wins
 	return prog
 }
@@ -83,6 +84,9 @@ func TestDoctorWithDisplay(t *testing.T) {
 	}
 	if rep["mcp_server"] != "" {
 		t.Errorf("mcp_server = %v, want none: PATH holds only the dialog program", rep["mcp_server"])
+	}
+	if rep["approve_for_button"] != "offered: zenity --extra-button" {
+		t.Errorf("approve_for_button = %v, want it offered", rep["approve_for_button"])
 	}
 	answers := pathEntry(t, rep, "answers")
 	if answers["path"] != filepath.Join(h.dir, "cache", "ask-confirm", "answers.db") || answers["exists"] != false || answers["safe"] != true {

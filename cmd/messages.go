@@ -41,6 +41,9 @@ const (
 	msgDoctorOpenDir     = "group or other users have access; run chmod 700 %s"
 	msgDoctorOpenFile    = "group or other users have access; run chmod 600 %s"
 	msgDoctorNoMCP       = "none beside ask-confirm or on PATH (only ask-confirm mcp needs it)"
+	msgDoctorNoTerminal  = "not checked"
+	msgDoctorTerminal    = "%s: where no dialog can be shown, confirm, choose and input ask here (--no-terminal turns it off)"
+	msgDoctorOnTerminal  = "no dialog can be shown here (%s), so the command line asks on the terminal %s"
 )
 
 const msgNoMCPProgram = "ask-confirm mcp runs the MCP server program " + mcpProgram + ", which is neither beside ask-confirm nor on PATH; scripts/run builds it as bin/" + mcpProgram + ", and CGO_ENABLED=0 go install github.com/ask-confirm/ask-confirm/...@latest installs it beside ask-confirm"

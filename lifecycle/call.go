@@ -54,14 +54,14 @@ type Call struct {
 
 // Channel is a way of asking a person that runs in the caller's own
 // process rather than in a detached holder: an MCP client's form
-// (elicitation). The engine shows the request through Backend in a
+// (elicitation), or a prompt on the caller's terminal. The engine shows the request through Backend in a
 // goroutine that keeps the identity's lock and records the answer exactly
 // as a holder does, with the same deadline and the same human-answer
 // threshold; it may outlive Ask, so that an answer given after the caller
 // stopped waiting is kept for the next identical request.
 type Channel struct {
 	// Name is recorded with the request and in the history, and shown by
-	// list: "elicitation".
+	// list: "elicitation", "terminal".
 	Name string
 	// Backend asks the person.
 	Backend dialog.Backend
@@ -70,6 +70,12 @@ type Channel struct {
 	// Context bounds the asking beyond the request's own deadline: the
 	// life of the session the Backend asks through. Nil is no bound.
 	Context context.Context
+	// Attached is true for a way of asking that cannot outlive the
+	// caller's process: a prompt on the terminal that ran the command.
+	// Ask then waits until the request ends, up to its Timeout, whatever
+	// Call.Wait says: returning pending would end the asking with the
+	// process, and leave nobody to answer.
+	Attached bool
 }
 
 // The values of Call.IfHeadless.
@@ -144,6 +150,21 @@ func (c Call) Validate() error {
 		return bad("via", "names a channel the call does not ask through")
 	}
 	return nil
+}
+
+// attachedGrace is how long past its Timeout a caller asking through an
+// Attached Channel waits: the request's deadline is set a moment after
+// the caller starts waiting, and its expiry must be recorded before the
+// caller's last look, or the caller would report the request pending.
+const attachedGrace = 5 * time.Second
+
+// wait is how long Ask blocks for the prepared call: Wait, or for an
+// Attached Channel until the request ends.
+func (c Call) wait() time.Duration {
+	if c.Channel != nil && c.Channel.Attached {
+		return max(c.Wait, c.Timeout+attachedGrace)
+	}
+	return c.Wait
 }
 
 // reuse is how long the call takes an ended request's answer.

@@ -368,3 +368,57 @@ func TestStatusOfWithdrawnRequest(t *testing.T) {
 		t.Fatalf("status of a withdrawn request: %+v", r)
 	}
 }
+
+// A Channel that cannot outlive its caller (the terminal prompt) is waited
+// for until the request ends, whatever the call's Wait: a pending result
+// would end the asking with the caller's process.
+func TestAttachedChannelIsWaitedForPastWait(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Channel.Name, c.Channel.Attached = "terminal", true
+	c.Wait = 0
+	go func() {
+		<-b.asked
+		// The person answers well after the call's Wait of 0.
+		time.Sleep(100 * time.Millisecond)
+		b.answers <- channelAnswer{approved: true}
+	}()
+	r := te.ask(c)
+	if r.ExitCode != ExitApproved || r.Remembered {
+		t.Fatalf("attached channel with --wait 0: %+v, want the answer", r)
+	}
+	rec := te.record(te.Prepare(c).Request.Identity())
+	if rec.Channel != "terminal" || rec.Uncollected {
+		t.Fatalf("record: channel %q, uncollected %v", rec.Channel, rec.Uncollected)
+	}
+
+	// Its expiry, at the request's own deadline, is reported as one.
+	c.Request.Message, c.Timeout = "Tag v2?", 300*time.Millisecond
+	if r := te.ask(c); r.ExitCode != ExitExpired {
+		t.Fatalf("attached channel left unanswered: %+v, want expired", r)
+	}
+}
+
+// A request asked with --key through a Channel is found by that key, as
+// one asked by dialog is, though the channel is part of its identity.
+func TestFindByKeyOfChannelRequest(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Request.Key = "release-42"
+	b.answers <- channelAnswer{approved: true}
+	if r := te.ask(c); r.ExitCode != ExitApproved {
+		t.Fatalf("asked: %+v", r)
+	}
+	rec, err := te.Find("release-42")
+	if err != nil || rec.Identity != te.Prepare(c).Request.Identity() {
+		t.Fatalf("Find(release-42) = %s, %v; want the channel's request", rec.Identity, err)
+	}
+	events, _, err := te.Events(0, "release-42")
+	if err != nil || len(events) == 0 {
+		t.Fatalf("Events(release-42) = %d events, %v", len(events), err)
+	}
+}

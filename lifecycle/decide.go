@@ -109,9 +109,12 @@ func act(s sighting, content string, now time.Time, keep reuse, maxAttempts int)
 		return stepSpawn, 1
 	case s.alive:
 		return stepWait, 0
-	case !platform.LockHandedOff && rec.Status == store.Requested && now.Sub(rec.RequestedAt) < holderStartGrace:
+	case !platform.LockHandedOff && rec.Channel == "" && rec.Status == store.Requested && now.Sub(rec.RequestedAt) < holderStartGrace:
 		// Where the lock cannot be handed over, a holder that was just
-		// started has not taken it yet.
+		// started has not taken it yet. A request asked through a Channel
+		// has no such gap: its caller took the lock before the record was
+		// written, so a free lock means that caller died (a killed
+		// terminal prompt), and the next caller asks at once.
 		return stepWait, 0
 	case s.first || rec.Attempt < maxAttempts:
 		// The holder died without an answer.

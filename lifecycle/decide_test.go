@@ -81,6 +81,12 @@ func TestDecide(t *testing.T) {
 	if !platform.LockHandedOff {
 		justStartedWant = want{stepWait, 0}
 	}
+	// promptKilled is a request asked through a Channel in its caller's
+	// process (the terminal prompt) a second ago, whose caller was killed:
+	// the caller took the lock before writing the record, so there is no
+	// start-up gap to wait out on any system.
+	promptKilled := justStarted
+	promptKilled.Channel = "terminal"
 
 	cases := []struct {
 		name string
@@ -143,6 +149,10 @@ func TestDecide(t *testing.T) {
 			sighting{rec: decideRecord(store.Shown, decideAttempts, 0), found: true}, want{stepGiveUp, 0}},
 		{"a holder that has just been started and holds no lock yet",
 			sighting{rec: justStarted, found: true, first: true}, justStartedWant},
+		{"a terminal prompt whose caller was killed just after asking is asked again at once",
+			sighting{rec: promptKilled, found: true, first: true}, want{stepSpawn, 2}},
+		{"a terminal prompt whose caller was killed is asked again by a caller that was waiting on it",
+			sighting{rec: promptKilled, found: true}, want{stepSpawn, 2}},
 
 		{"at the end of the wait an open dialog is reported pending",
 			sighting{rec: decideRecord(store.Shown, 1, 0), found: true, alive: true, last: true}, want{stepReport, 0}},

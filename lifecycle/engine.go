@@ -12,7 +12,9 @@
 //     Forget and GC for what is kept. They translate their caller's
 //     contract and nothing more.
 //   - Ways of asking a person are a dialog.Backend, which the holder calls
-//     to put the request on screen (Config.Backend).
+//     to put the request on screen (Config.Backend), or which a Channel
+//     runs in the caller's own process (Call.Channel: an MCP client's
+//     form, a prompt on the caller's terminal).
 //
 // The holder is the same program as its front end, started again with
 // HolderArgs: every program that makes an Engine must call HolderMain first

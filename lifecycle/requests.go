@@ -43,7 +43,7 @@ func (e *Engine) Find(key string) (store.Record, error) {
 	keyID := dialog.Request{Key: key}.Identity()
 	var found []store.Record
 	for _, r := range recs {
-		if r.Identity == key || r.Identity == keyID {
+		if r.Identity == key || r.Identity == keyID || r.Identity == keyedVia(key, r.Channel) {
 			return r, nil
 		}
 		if matches(key, keyID, r.Identity) {
@@ -58,6 +58,16 @@ func (e *Engine) Find(key string) (store.Record, error) {
 	default:
 		return store.Record{}, fmt.Errorf("%w: "+msgAmbiguous, ErrUnknownKey, key, len(found))
 	}
+}
+
+// keyedVia is the identity of a request asked with --key key through the
+// Channel named channel, which the identity includes (dialog.Request.Via);
+// "" when channel is empty, as keyID covers a dialog's.
+func keyedVia(key, channel string) string {
+	if channel == "" || key == "" {
+		return ""
+	}
+	return dialog.Request{Key: key, Via: channel}.Identity()
 }
 
 // All returns every stored request.
@@ -297,7 +307,7 @@ func (e *Engine) Events(since time.Duration, key string) (events []store.Event, 
 		if since > 0 && ev.Time.Before(e.now().Add(-since)) {
 			continue
 		}
-		if key != "" && !matches(key, keyID, ev.Identity) {
+		if key != "" && !matches(key, keyID, ev.Identity) && ev.Identity != keyedVia(key, ev.Channel) {
 			continue
 		}
 		events = append(events, ev)

@@ -31,7 +31,7 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	}
 	w := &waiter{e: e, c: c, id: c.Request.Identity(), content: c.Request.ContentHash()}
 	w.lockPath = e.paths.LockFile(w.id)
-	w.deadline = e.now().Add(c.Wait)
+	w.deadline = e.now().Add(c.wait())
 	defer w.stopWatching()
 	return w.run(ctx), nil
 }

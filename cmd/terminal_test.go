@@ -1,0 +1,198 @@
+//go:build unix
+
+package cmd
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/terminal"
+)
+
+// fakePrompt stands in for the terminal in process: it records what it is
+// asked and answers after took, as a person at the terminal would.
+type fakePrompt struct {
+	answer dialog.Answer
+	took   time.Duration
+
+	mu     sync.Mutex
+	asked  []dialog.Request
+	opened int
+	closed int
+	// deadline is the deadline of the last Ask's context.
+	deadline time.Time
+	// skew moves the fixture's clock on by a second for every answer.
+	skew atomic.Int64
+}
+
+func (p *fakePrompt) Backend(string) dialog.Backend { return p }
+func (p *fakePrompt) Name() string                  { return "/dev/pts/test" }
+
+func (p *fakePrompt) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed++
+	return nil
+}
+
+func (p *fakePrompt) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
+	p.mu.Lock()
+	p.asked = append(p.asked, r)
+	p.deadline, _ = ctx.Deadline()
+	p.mu.Unlock()
+	select {
+	case <-time.After(p.took):
+		p.skew.Add(int64(time.Second))
+		return p.answer, nil
+	case <-ctx.Done():
+		return dialog.Answer{}, ctx.Err()
+	}
+}
+
+func (p *fakePrompt) asks() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.asked)
+}
+
+// withTerminal gives f's app a terminal that answers with ans, and a
+// clock that runs a second ahead for every answer, so the engine reads no
+// answer as too fast for a person.
+func withTerminal(f *cliFixture, ans dialog.Answer) *fakePrompt {
+	p := &fakePrompt{answer: ans, took: 10 * time.Millisecond}
+	f.clock = func() time.Time { return time.Now().Add(time.Duration(p.skew.Load())) }
+	f.rebuild()
+	f.a.terminal = func() (terminalPrompt, error) {
+		p.mu.Lock()
+		p.opened++
+		p.mu.Unlock()
+		return p, nil
+	}
+	return p
+}
+
+// Where no dialog can be shown, a person at the terminal is asked there:
+// the answer is the exit code, the request is the terminal's in the store
+// and in every history event, and the terminal is closed afterwards.
+func TestCLITerminalAskedWhereNoDialog(t *testing.T) {
+	f := newCLIFixture(t)
+	f.headless("no display")
+	p := withTerminal(f, dialog.Answer{Approved: true})
+	r := f.run("--json", "--message", "Ship v2?")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if p.asks() != 1 || f.spawnCount() != 0 {
+		t.Fatalf("%d terminal prompts and %d holders, want one prompt", p.asks(), f.spawnCount())
+	}
+	if p.closed != p.opened {
+		t.Errorf("terminal opened %d times, closed %d", p.opened, p.closed)
+	}
+	if rec := f.record(r.res.Key); rec.Channel != terminal.ChannelName {
+		t.Errorf("record channel %q", rec.Channel)
+	}
+	events := f.events()
+	if len(events) == 0 {
+		t.Fatal("no history")
+	}
+	for _, e := range events {
+		if e.Channel != terminal.ChannelName {
+			t.Errorf("history event %s names channel %q", e.Event, e.Channel)
+		}
+	}
+
+	// The same command again returns the answer without asking.
+	r = f.run("--json", "--message", "Ship v2?")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if !r.res.Remembered || p.asks() != 1 {
+		t.Fatalf("again: %+v after %d prompts, want the remembered answer", r.res, p.asks())
+	}
+}
+
+// The prompt lives in the invoking process, so the invocation waits for it
+// up to --timeout whatever --wait says, and the prompt closes at --timeout.
+func TestCLITerminalWaitsPastWait(t *testing.T) {
+	f := newCLIFixture(t)
+	f.headless("no display")
+	p := withTerminal(f, dialog.Answer{})
+	p.took = 300 * time.Millisecond
+	start := time.Now()
+	r := f.run("--wait", "0", "--timeout", "1h", "--message", "Ship v2?")
+	f.expectCode(r, lifecycle.ExitDenied)
+	if until := time.Until(p.deadline); until < 50*time.Minute {
+		t.Errorf("the prompt closes in %s, want --timeout 1h", until)
+	}
+	if time.Since(start) < p.took {
+		t.Errorf("returned before the prompt was answered")
+	}
+
+	p.took = time.Hour
+	r = f.run("--json", "--wait", "0", "--timeout", "500ms", "--message", "Tag v2?")
+	f.expectCode(r, lifecycle.ExitExpired)
+}
+
+// The order of precedence: a dialog where one can be shown; else the
+// terminal, unless --no-terminal; else --if-headless, which never decides
+// while a person at the terminal can be asked.
+func TestCLITerminalPrecedence(t *testing.T) {
+	f := newCLIFixture(t)
+	p := withTerminal(f, dialog.Answer{Approved: true})
+
+	r := f.run("--wait", "0", "--message", "by dialog")
+	f.expectCode(r, lifecycle.ExitPending)
+	if f.spawnCount() != 1 || p.asks() != 0 {
+		t.Fatalf("with a display: %d holders, %d prompts; want a dialog", f.spawnCount(), p.asks())
+	}
+
+	f.headless("no display")
+	r = f.run("--if-headless", "approve", "--message", "on the terminal")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if p.asks() != 1 || strings.Contains(r.stderr, "without asking") {
+		t.Fatalf("--if-headless approve with a terminal: %d prompts, stderr %q; want the terminal asked", p.asks(), r.stderr)
+	}
+
+	r = f.run("--no-terminal", "--message", "not on the terminal")
+	f.expectCode(r, lifecycle.ExitHeadless)
+	r = f.run("--no-terminal", "--if-headless", "deny", "--message", "not on the terminal")
+	f.expectCode(r, lifecycle.ExitDenied)
+	if p.asks() != 1 {
+		t.Fatalf("--no-terminal asked on the terminal")
+	}
+
+	f.a.terminal = func() (terminalPrompt, error) { return nil, terminal.ErrNoTerminal }
+	r = f.run("--message", "no terminal either")
+	f.expectCode(r, lifecycle.ExitHeadless)
+}
+
+// choose and input ask on the terminal too, and print the answer.
+func TestCLITerminalChooseAndInput(t *testing.T) {
+	f := newCLIFixture(t)
+	f.headless("no display")
+	p := withTerminal(f, dialog.Answer{Approved: true, Values: []string{"production"}})
+	r := f.runRaw("choose", "--message", "Where?", "--option", "staging", "--option", "production")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if r.stdout != "production\n" || p.asks() != 1 || p.asked[0].Kind != dialog.Choose || p.asked[0].Via != terminal.ChannelName {
+		t.Fatalf("choose: stdout %q, asked %+v", r.stdout, p.asked)
+	}
+	p.answer = dialog.Answer{Approved: true, Values: []string{"v2.1"}}
+	r = f.runRaw("input", "--message", "Name?", "--default", "v2")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if r.stdout != "v2.1\n" || p.asks() != 2 {
+		t.Fatalf("input: stdout %q", r.stdout)
+	}
+}
+
+// A terminal the engine never reaches is still closed.
+func TestCLITerminalClosedWhenNotUsed(t *testing.T) {
+	f := newCLIFixture(t)
+	p := withTerminal(f, dialog.Answer{Approved: true})
+	f.run("--wait", "0", "--message", "by dialog")
+	f.run("--message", "\x1b[2J")
+	if p.opened == 0 || p.opened != p.closed {
+		t.Fatalf("terminal opened %d times, closed %d", p.opened, p.closed)
+	}
+}

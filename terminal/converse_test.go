@@ -1,0 +1,238 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+)
+
+// fakeTTY is a terminal a test scripts: what was typed before the prompt
+// appeared (ahead), and keys typed after it, each so long after it
+// appeared.
+type fakeTTY struct {
+	ahead    string
+	script   []typing
+	drawn    time.Time
+	out      strings.Builder
+	discards int
+	readErr  error
+}
+
+type typing struct {
+	after time.Duration
+	keys  string
+}
+
+func (f *fakeTTY) Write(p []byte) (int, error) {
+	if f.drawn.IsZero() {
+		f.drawn = time.Now()
+	}
+	return f.out.Write(p)
+}
+
+func (f *fakeTTY) read(p []byte) (int, error) {
+	if f.ahead != "" {
+		n := copy(p, f.ahead)
+		f.ahead = f.ahead[n:]
+		return n, nil
+	}
+	if len(f.script) > 0 && !f.drawn.IsZero() && time.Since(f.drawn) >= f.script[0].after {
+		n := copy(p, f.script[0].keys)
+		f.script = f.script[1:]
+		return n, nil
+	}
+	if len(f.script) == 0 && f.readErr != nil {
+		return 0, f.readErr
+	}
+	time.Sleep(2 * time.Millisecond)
+	return 0, nil
+}
+
+func (f *fakeTTY) raw() (func() error, error) { return func() error { return nil }, nil }
+
+func (f *fakeTTY) discard() error {
+	f.discards++
+	f.ahead = ""
+	return nil
+}
+
+func (f *fakeTTY) width() int { return 120 }
+
+// talk runs one prompt for r on a fakeTTY, with no guard and a deadline a
+// minute away, typing each of keys in turn once the prompt has appeared.
+func talk(t *testing.T, r dialog.Request, keys ...string) (dialog.Answer, error, string) {
+	t.Helper()
+	f := &fakeTTY{}
+	for i, k := range keys {
+		f.script = append(f.script, typing{time.Duration(i) * 10 * time.Millisecond, k})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ans, err := converse(ctx, f, r, 0)
+	checkInert(t, f.out.String())
+	return ans, err, f.out.String()
+}
+
+// The keys of the issue's table, through the whole prompt: only y and yes
+// approve; Enter is the default button; Ctrl-C, Ctrl-D, n and anything
+// else deny, with no error (exit 1, never 0).
+func TestConverseConfirm(t *testing.T) {
+	cases := []struct {
+		keys           string
+		defaultApprove bool
+		approved       bool
+		lastLine       string
+	}{
+		{"y\r", false, true, "Approve (y) or Cancel (n)? [y/N] y\r\n"},
+		{"yes\r", false, true, "[y/N] yes\r\n"},
+		{"Y\r", false, true, "[y/N] Y\r\n"},
+		{"n\r", false, false, "[y/N] n\r\n"},
+		{"\r", false, false, "[y/N] \r\n"},
+		{"\r", true, true, "[Y/n] \r\n"},
+		{"n\r", true, false, "[Y/n] n\r\n"},
+		{"\x03", false, false, "[y/N] ^C\r\n"},
+		{"\x03", true, false, "[Y/n] ^C\r\n"},
+		{"\x04", true, false, "[Y/n] ^C\r\n"},
+		{"whatever\r", false, false, "[y/N] whatever\r\n"},
+		{"\x1b[A\r", true, true, "[Y/n] \r\n"},
+	}
+	for _, c := range cases {
+		r := confirmRequest()
+		r.DefaultApprove = c.defaultApprove
+		ans, err, out := talk(t, r, c.keys)
+		if err != nil || ans.Approved != c.approved {
+			t.Errorf("keys %q (default approve %v): %+v, %v; want approved %v", c.keys, c.defaultApprove, ans, err, c.approved)
+		}
+		if !strings.HasSuffix(out, c.lastLine) {
+			t.Errorf("keys %q: output ends %q, want %q", c.keys, out[max(0, len(out)-60):], c.lastLine)
+		}
+	}
+}
+
+func TestConverseChooseAndInput(t *testing.T) {
+	other := chooseRequest()
+	other.Other = true
+	withDefault := inputRequest()
+	withDefault.Text = "v2"
+	cases := []struct {
+		name string
+		r    dialog.Request
+		keys []string
+		want dialog.Answer
+		says []string
+	}{
+		{"choose a number", chooseRequest(), []string{"2\r"}, dialog.Answer{Approved: true, Values: []string{"production"}},
+			[]string{"  1) staging — the staging cluster\r\n", "  2) production\r\n", "Pick one of 1-3 and press Enter: 2\r\n"}},
+		{"choose after a wrong number", chooseRequest(), []string{"5\r", "1\r"}, dialog.Answer{Approved: true, Values: []string{"staging"}},
+			[]string{`"5" is not one of 1-3. Pick one of 1-3`}},
+		{"choose Other and type", other, []string{"4\r", "mine\r"}, dialog.Answer{Approved: true, Values: []string{"mine"}, Typed: true},
+			[]string{"  4) Other…\r\n", "Your own answer, Enter for OK, Ctrl-C for Cancel: mine\r\n"}},
+		{"cancel a choice", chooseRequest(), []string{"\x03"}, dialog.Answer{}, []string{"^C\r\n"}},
+		{"input with its default edited", withDefault, []string{"\x7f3\r"}, dialog.Answer{Approved: true, Values: []string{"v3"}},
+			[]string{"Type your answer, Enter for OK, Ctrl-C for Cancel: v2", "Cancel: v3\r\n"}},
+		{"input ignores arrow keys, without echoing them", withDefault, []string{"\x1b[D\x1b[C", ".1\r"}, dialog.Answer{Approved: true, Values: []string{"v2.1"}},
+			[]string{"Cancel: v2.1\r\n"}},
+		{"cancel an input", withDefault, []string{"x\x04"}, dialog.Answer{}, []string{"Cancel: v2x^C\r\n"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ans, err, out := talk(t, c.r, c.keys...)
+			if err != nil || !reflect.DeepEqual(ans, c.want) {
+				t.Fatalf("answer %+v, %v; want %+v", ans, err, c.want)
+			}
+			for _, s := range c.says {
+				if !strings.Contains(out, s) {
+					t.Errorf("output does not say %q:\n%q", s, out)
+				}
+			}
+		})
+	}
+}
+
+// What was typed before the prompt appeared is discarded unread: a y
+// typed ahead approves nothing, and the prompt waits for a real answer.
+func TestConverseDiscardsTypeahead(t *testing.T) {
+	r := confirmRequest()
+	r.DefaultApprove = true
+	f := &fakeTTY{ahead: "y\r", script: []typing{{20 * time.Millisecond, "n\r"}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ans, err := converse(ctx, f, r, 0)
+	if err != nil || ans.Approved {
+		t.Fatalf("typed ahead: %+v, %v; want the later n", ans, err)
+	}
+	if f.discards == 0 {
+		t.Fatal("the prompt never discarded pending input")
+	}
+	if !strings.HasSuffix(f.out.String(), "[Y/n] n\r\n") {
+		t.Fatalf("output %q", f.out.String())
+	}
+}
+
+// Keys within the guard after the prompt appeared are ignored: a y meant
+// for something else approves nothing. A Ctrl-C in it still cancels, once
+// the guard has passed, so no answer comes sooner than the guard.
+func TestConverseGuard(t *testing.T) {
+	guard := 150 * time.Millisecond
+	r := confirmRequest()
+	f := &fakeTTY{script: []typing{{0, "y\r"}, {guard + 50*time.Millisecond, "n\r"}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ans, err := converse(ctx, f, r, guard)
+	if err != nil || ans.Approved {
+		t.Fatalf("a y within the guard: %+v, %v", ans, err)
+	}
+
+	f = &fakeTTY{script: []typing{{0, "\x03"}}}
+	start := time.Now()
+	ans, err = converse(ctx, f, r, guard)
+	if err != nil || ans.Approved || !strings.HasSuffix(f.out.String(), "^C\r\n") {
+		t.Fatalf("a Ctrl-C within the guard: %+v, %v, %q", ans, err, f.out.String())
+	}
+	if took := time.Since(start); took < guard {
+		t.Fatalf("the cancel came %s after the prompt, within the guard of %s", took, guard)
+	}
+}
+
+// The prompt closes when its context ends, says why, and returns the
+// context's error: a deadline is the --timeout.
+func TestConverseDeadline(t *testing.T) {
+	f := &fakeTTY{}
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	ans, err := converse(ctx, f, confirmRequest(), 0)
+	if !errors.Is(err, context.DeadlineExceeded) || ans.Approved {
+		t.Fatalf("at the deadline: %+v, %v", ans, err)
+	}
+	out := f.out.String()
+	if !strings.HasSuffix(out, "[y/N]  (no answer before --timeout)\r\n") {
+		t.Fatalf("output ends %q", out)
+	}
+	// The countdown was redrawn in place on the prompt line.
+	if !strings.Contains(out, clearLine+"(1s left) ") || !strings.Contains(out, clearLine+"(0s left) ") {
+		t.Fatalf("no countdown in %q", out)
+	}
+	checkInert(t, out)
+
+	f = &fakeTTY{}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if _, err := converse(ctx, f, confirmRequest(), 0); !errors.Is(err, context.Canceled) || !strings.HasSuffix(f.out.String(), "(closed without an answer)\r\n") {
+		t.Fatalf("closed: %v, %q", err, f.out.String())
+	}
+}
+
+// A terminal that fails mid-prompt fails the asking: it is an error, not
+// an answer.
+func TestConverseTerminalGone(t *testing.T) {
+	f := &fakeTTY{readErr: errors.New(msgTTYHangup)}
+	ans, err := converse(context.Background(), f, confirmRequest(), 0)
+	if err == nil || ans.Approved {
+		t.Fatalf("hung up: %+v, %v", ans, err)
+	}
+}

@@ -1,0 +1,43 @@
+package terminal
+
+// Every sentence the terminal prompt shows or reports lives here, so the
+// wording stays consistent: lowercase errors without a trailing period;
+// the prompt's own lines read as a person would say them.
+
+const (
+	// The prompt line: what to type, and what Enter does.
+	promptConfirm           = "%s (y) or %s (n)? [y/N] "
+	promptConfirmApprove    = "%s (y) or %s (n)? [Y/n] "
+	promptConfirmFor        = "%s (y), %s (a) or %s (n)? [y/a/N] "
+	promptConfirmForApprove = "%s (y), %s (a) or %s (n)? [Y/a/n] "
+	promptChooseOne         = "Pick one of 1-%d and press Enter: "
+	promptChooseOneDefault  = "Pick one of 1-%d and press Enter (Enter alone: %s): "
+	promptChooseMany        = "Pick any of 1-%d, separated by spaces, and press Enter: "
+	promptChooseManyDefault = "Pick any of 1-%d, separated by spaces, and press Enter (Enter alone: %s): "
+	promptInput             = "Type your answer, Enter for %s, Ctrl-C for %s: "
+	promptOther             = "Your own answer, Enter for %s, Ctrl-C for %s: "
+	// promptCountdown leads the prompt line while it waits.
+	promptCountdown = "(%s left) "
+	// defaultMark follows an option picked in advance.
+	defaultMark = " (default)"
+
+	// Notes shown in place of the countdown after an entry that answers
+	// nothing, until the next key.
+	noteNotAnOption = "%q is not one of 1-%d. "
+	noteOnlyOne     = "Pick only one. "
+	noteNothing     = "Type a number, or Ctrl-C for %s. "
+
+	// How the prompt line ends when the prompt closes without an answer.
+	endCancelled = "^C"
+	endTimedOut  = " (no answer before --timeout)"
+	endClosed    = " (closed without an answer)"
+
+	msgNoTTY        = "no controlling terminal: %v"
+	msgNotOnStdio   = "none of stdin, stdout and stderr is the controlling terminal %s, so no person is typing at it here"
+	msgNoConsole    = "no console: %v"
+	msgTTYMode      = "setting the terminal's mode: %w"
+	msgTTYRead      = "reading the terminal: %w"
+	msgTTYWrite     = "writing to the terminal: %w"
+	msgTTYHangup    = "the terminal hung up"
+	msgTerminalLock = "waiting for the terminal's other prompt: %w"
+)

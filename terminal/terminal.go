@@ -1,0 +1,232 @@
+// Package terminal asks a person on the terminal that ran the command,
+// where no dialog can be shown: over SSH, on a Linux console, in
+// docker run -it. It is a way of asking (a dialog.Backend) that the
+// command line hands the request engine as a lifecycle.Channel named
+// ChannelName, so a terminal answer has the identity, store, history and
+// exit codes of any other.
+//
+// The prompt is written to the terminal itself (/dev/tty on Unix, the
+// console's CONIN$ and CONOUT$ on Windows), never to stdout, so that
+// out=$(ask-confirm --json ...) still captures only the outcome. What it
+// shows is rendered by pure functions (render.go) that let no control
+// character reach the terminal, and what is typed is read as keys by pure
+// functions (keys.go); only opening the terminal and switching its mode
+// differ by OS.
+package terminal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+)
+
+// ChannelName names the terminal prompt in the store, the history and
+// ask-confirm list, and in the request's identity (dialog.Request.Via).
+const ChannelName = "terminal"
+
+// ErrNoTerminal is returned (wrapped, with the reason) by Open when no
+// person can be asked on a terminal here: the process has no controlling
+// terminal (a daemon, cron, CI, a detached holder), or none of its
+// standard streams is that terminal (a program that runs ask-confirm with
+// every stream on a pipe, as an agent's shell tool does).
+var ErrNoTerminal = errors.New("no terminal to ask on")
+
+// Guard is how long after the prompt appears its keys are ignored, apart
+// from Ctrl-C and Ctrl-D, which still cancel once it has passed: a key
+// pressed sooner was meant for something else (a previous prompt, the
+// shell), since no person reads a question that fast. What was typed
+// before the prompt appeared is discarded unread.
+const Guard = 400 * time.Millisecond
+
+// readTick is about how long one read of the terminal waits for a key:
+// how often the prompt looks at its deadline and redraws its countdown.
+const readTick = 100 * time.Millisecond
+
+// device is a terminal as the prompt uses it. The OS files implement it on
+// a real terminal; the tests implement it with scripted bytes.
+type device interface {
+	// Write shows text, which is always rendered and inert.
+	io.Writer
+	// read returns what was typed since the last call, waiting up to about
+	// readTick for it: 0 bytes and no error when nothing was typed. An
+	// error means the terminal is gone.
+	read(p []byte) (int, error)
+	// raw switches to the prompt's mode: keys are read one by one without
+	// echo or line editing, and Ctrl-C and Ctrl-D arrive as keys rather
+	// than as a signal or an end of file. What was typed before is
+	// discarded. restore switches back, and may be called more than once.
+	raw() (restore func() error, err error)
+	// discard drops what was typed and not read yet.
+	discard() error
+	// width is the terminal's width in columns, or 0 when unknown.
+	width() int
+}
+
+// Terminal is the terminal a person runs ask-confirm from, open for
+// asking.
+type Terminal struct {
+	dev    device
+	close  func() error
+	name   string
+	lockID string
+}
+
+// Open opens the controlling terminal of this process for asking, after
+// checking that a person is typing at it: one of stdin, stdout and stderr
+// must be that terminal. It fails with an error wrapping ErrNoTerminal
+// that says why not.
+func Open() (*Terminal, error) { return open() }
+
+// Close closes the terminal. A prompt must have ended first.
+func (t *Terminal) Close() error { return t.close() }
+
+// Name names the terminal for a person: /dev/pts/3, or the console.
+func (t *Terminal) Name() string { return t.name }
+
+// Backend returns the way of asking on t: a prompt, which waits until no
+// other ask-confirm prompt is open on the same terminal (each holds a lock
+// file in lockDir, named after the terminal, while it is shown), so two
+// prompts never interleave.
+//
+// Its Ask shows the request and reads the answer. A confirmation reads a
+// line: y or yes approves, a approves for the request's ApproveFor, Enter
+// alone presses the default button (Cancel, or Approve with
+// DefaultApprove), anything else denies. A choice reads option numbers; an
+// input, a line of text. Ctrl-C and Ctrl-D cancel. Ask returns an Answer
+// without Approved for a denial or a cancel, ctx's error when ctx ends
+// first (the prompt says so and closes), and any other error when the
+// terminal failed. On Unix, a signal that ends the process while the
+// prompt is shown (SIGINT, SIGTERM, SIGHUP, SIGQUIT) restores the
+// terminal's mode first.
+func (t *Terminal) Backend(lockDir string) dialog.Backend {
+	return &prompt{t: t, lockDir: lockDir, guard: Guard}
+}
+
+// prompt is the Backend of one terminal.
+type prompt struct {
+	t       *Terminal
+	lockDir string
+	guard   time.Duration
+}
+
+// Ask implements dialog.Backend.
+func (p *prompt) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
+	turn, err := p.waitTurn(ctx)
+	if err != nil {
+		return dialog.Answer{}, err
+	}
+	defer turn.Release()
+	restore, err := p.t.dev.raw()
+	if err != nil {
+		return dialog.Answer{}, fmt.Errorf(msgTTYMode, err)
+	}
+	var once sync.Once
+	restoreOnce := func() { once.Do(func() { _ = restore() }) }
+	stop := onSignal(restoreOnce)
+	defer stop()
+	defer restoreOnce()
+	return converse(ctx, p.t.dev, r, p.guard)
+}
+
+// waitTurn takes the terminal's lock, waiting while another prompt holds
+// it, until ctx ends.
+func (p *prompt) waitTurn(ctx context.Context) (platform.Lock, error) {
+	path := filepath.Join(p.lockDir, p.t.lockID+".lock")
+	for {
+		l, ok, err := platform.TryLock(path)
+		if err != nil {
+			return nil, fmt.Errorf(msgTerminalLock, err)
+		}
+		if ok {
+			return l, nil
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-platform.LockReleased(path):
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// converse shows r on dev and reads its answer, as Backend's Ask
+// describes, once dev is in raw mode. Keys read within guard of the
+// prompt appearing are ignored, apart from a cancel, which takes effect
+// when guard has passed.
+func converse(ctx context.Context, dev device, r dialog.Request, guard time.Duration) (dialog.Answer, error) {
+	closes, _ := ctx.Deadline()
+	q := newQuestion(r)
+	left := func() time.Duration {
+		if closes.IsZero() {
+			return -1
+		}
+		return max(0, time.Until(closes))
+	}
+	shown := q.line(left(), dev.width())
+	if _, err := io.WriteString(dev, header(r, closes)+shown); err != nil {
+		return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
+	}
+	// Whatever was typed while the prompt was being drawn was not typed
+	// for it.
+	_ = dev.discard()
+	ready := time.Now().Add(guard)
+	cancelled := false
+	var dec decoder
+	buf := make([]byte, 256)
+	end := func(ending string) {
+		_, _ = io.WriteString(dev, q.final(ending, dev.width()))
+	}
+	for {
+		switch {
+		case ctx.Err() != nil:
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				end(endTimedOut)
+			} else {
+				end(endClosed)
+			}
+			return dialog.Answer{}, ctx.Err()
+		case cancelled && !time.Now().Before(ready):
+			end(endCancelled)
+			return dialog.Answer{}, nil
+		}
+		n, err := dev.read(buf)
+		if err != nil {
+			end(endClosed)
+			return dialog.Answer{}, fmt.Errorf(msgTTYRead, err)
+		}
+		early := time.Now().Before(ready)
+		for _, k := range dec.feed(buf[:n]) {
+			if early || cancelled {
+				cancelled = cancelled || k.kind == keyCancel
+				continue
+			}
+			ans, done := q.key(k)
+			if !done {
+				continue
+			}
+			switch {
+			case k.kind == keyCancel:
+				end(endCancelled)
+			default:
+				end("")
+			}
+			return ans, nil
+		}
+		if now := q.line(left(), dev.width()); now != shown {
+			if _, err := io.WriteString(dev, now); err != nil {
+				return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
+			}
+			shown = now
+		}
+	}
+}

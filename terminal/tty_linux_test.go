@@ -1,0 +1,171 @@
+package terminal
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo terminal pair with /dev/ptmx, not as this
+// process's controlling terminal: master is the side a terminal emulator
+// (or tmux) holds, slave the side a program reads.
+func openPTY(t *testing.T) (master, slave int) {
+	t.Helper()
+	master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no pseudo terminals here: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(master) })
+	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetUint32(master, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("ptsname: %v", err)
+	}
+	slave, err = unix.Open("/dev/pts/"+strconv.Itoa(int(n)), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("opening the pty's slave: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(slave) })
+	return master, slave
+}
+
+// readMaster collects what the program wrote to the terminal, until want
+// shows up or a few seconds pass.
+func readMaster(t *testing.T, master int, got *strings.Builder, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	buf := make([]byte, 4096)
+	for !strings.Contains(got.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal never showed %q; it showed %q", want, got.String())
+		}
+		fds := []unix.PollFd{{Fd: int32(master), Events: unix.POLLIN}}
+		if n, _ := unix.Poll(fds, 100); n <= 0 {
+			continue
+		}
+		n, err := unix.Read(master, buf)
+		if err != nil {
+			t.Fatalf("reading the pty's master: %v", err)
+		}
+		got.Write(buf[:n])
+	}
+}
+
+// The real device on a real (pseudo) terminal: raw mode discards what was
+// typed ahead, reads keys one by one without echo and Ctrl-C as a key,
+// returns nothing after a tick when nothing was typed, and restore puts
+// the terminal's mode back as it was.
+func TestTTYDeviceOnAPseudoTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	d := &ttyDevice{fd: slave}
+	before, err := unix.IoctlGetTermios(slave, ioctlGetTermios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.Write(master, []byte("typed ahead")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	restore, err := d.raw()
+	if err != nil {
+		t.Fatalf("raw: %v", err)
+	}
+	buf := make([]byte, 64)
+	start := time.Now()
+	if n, err := d.read(buf); n != 0 || err != nil {
+		t.Fatalf("read after raw: %q, %v; want the typeahead discarded", buf[:n], err)
+	}
+	if took := time.Since(start); took < readTick/2 {
+		t.Errorf("an empty read returned after %s, not after about %s", took, readTick)
+	}
+	if _, err := unix.Write(master, []byte("y\x03")); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for deadline := time.Now().Add(2 * time.Second); len(got) < 2 && time.Now().Before(deadline); {
+		n, err := d.read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if string(got) != "y\x03" {
+		t.Fatalf("raw read %q, want y and Ctrl-C as bytes", got)
+	}
+	if _, err := unix.Write(master, []byte("late")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := d.discard(); err != nil {
+		t.Fatalf("discard: %v", err)
+	}
+	if n, _ := d.read(buf); n != 0 {
+		t.Fatalf("read after discard: %q", buf[:n])
+	}
+	if err := restore(); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	after, err := unix.IoctlGetTermios(slave, ioctlGetTermios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Lflag != before.Lflag || after.Iflag != before.Iflag || after.Cc != before.Cc {
+		t.Fatalf("restore left the mode changed: lflag %#x -> %#x, iflag %#x -> %#x", before.Lflag, after.Lflag, before.Iflag, after.Iflag)
+	}
+	if err := unix.IoctlSetWinsize(slave, unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 97}); err == nil && d.width() != 97 {
+		t.Errorf("width %d, want 97", d.width())
+	}
+}
+
+// The whole prompt on a pseudo terminal, typed as a person types: the
+// question appears, a y typed before it is dropped, and y Enter after it
+// approves.
+func TestPromptOnAPseudoTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	dir := t.TempDir()
+	tm := &Terminal{dev: &ttyDevice{fd: slave}, close: func() error { return nil }, name: "pty", lockID: "tty-test"}
+	if _, err := unix.Write(master, []byte("y\r")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		approved bool
+		err      error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p := tm.Backend(dir).(*prompt)
+	p.guard = 100 * time.Millisecond
+	go func() {
+		ans, err := p.Ask(ctx, confirmRequest())
+		done <- result{ans.Approved, err}
+	}()
+	var out strings.Builder
+	readMaster(t, master, &out, "[y/N] ")
+	select {
+	case r := <-done:
+		t.Fatalf("the prompt ended before it was answered: %+v", r)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := unix.Write(master, []byte("y\r")); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || !r.approved {
+		t.Fatalf("y Enter: %+v", r)
+	}
+	// Output processing stays on in raw mode: the terminal turns the
+	// prompt's CR LF into CR CR LF, which shows the same.
+	readMaster(t, master, &out, "[y/N] y\r\r\n")
+	checkInert(t, out.String())
+	if _, err := os.Stat(dir + "/tty-test.lock"); err != nil {
+		t.Errorf("the prompt held no terminal lock: %v", err)
+	}
+}
