@@ -142,7 +142,10 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		home, _ := os.UserHomeDir()
 		o.call.Request.Origin = dialog.Origin(platform.ProcessName(os.Getppid()), wd, home)
 	}
-	call, promptDone := a.onTerminal(ctx, o)
+	call, promptDone, closeTerminal := a.onTerminal(ctx, o)
+	// The terminal stays ours until the outcome is printed: the next
+	// prompt on it waits for that, and does not share its line.
+	defer closeTerminal()
 	if a.progress != nil && call.Request.Via != terminal.ChannelName {
 		// On the terminal the prompt counts down itself.
 		call.Watch = countdown{a.progress}
@@ -165,16 +168,17 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 // and o allows it: the engine then asks there when no dialog can be shown.
 // The prompt lives in this process (Attached), so this invocation waits
 // for it up to --timeout whatever --wait says. done ends a prompt still
-// shown, waits until its answer is recorded and closes the terminal; call
-// it before printing the outcome, so the terminal is itself again.
-func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done func()) {
+// shown and waits until its answer is recorded; call it before printing the
+// outcome, so the terminal is itself again. closeTerminal lets the next
+// prompt on the terminal have it; call it once the outcome is printed.
+func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func()) {
 	call = o.call
-	if o.noTerminal || a.terminal == nil {
-		return call, func() {}
+	if o.noTerminal || a.terminal == nil || terminalOff() {
+		return call, func() {}, func() {}
 	}
 	t, err := a.terminal()
 	if err != nil {
-		return call, func() {}
+		return call, func() {}, func() {}
 	}
 	prompting, stop := context.WithCancel(context.WithoutCancel(ctx))
 	call.Channel = &lifecycle.Channel{
@@ -186,8 +190,7 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 	return a.engine.Prepare(call), func() {
 		stop()
 		a.engine.Drain()
-		t.Close()
-	}
+	}, func() { t.Close() }
 }
 
 // countdown is the Watcher for a person watching a terminal. It
@@ -200,3 +203,25 @@ func (c countdown) Waiting(left time.Duration, until time.Time) {
 }
 
 func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
+
+// terminalOff reports whether this process's environment says no person is
+// typing at its terminal (terminalOffBy), so that it is never asked there.
+func terminalOff() bool { return terminalOffBy(os.Getenv) != "" }
+
+// terminalOffBy says which variable of getenv's environment turns the
+// terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any
+// value but empty), as --no-terminal does for every command run with it;
+// CI, which CI systems set for their jobs, some of which run commands under
+// a pseudo-terminal; and CLAUDECODE, which Claude Code sets for the
+// commands its agent runs. Such a terminal belongs to a program, which
+// would have to answer, or leave the prompt standing until --timeout.
+func terminalOffBy(getenv func(string) string) string {
+	for _, v := range []string{"ASK_CONFIRM_NO_TERMINAL", "CI", "CLAUDECODE"} {
+		switch val := getenv(v); {
+		case val == "", v == "CI" && (val == "false" || val == "0"):
+		default:
+			return fmt.Sprintf(msgTerminalOffBy, v, val)
+		}
+	}
+	return ""
+}

@@ -67,6 +67,9 @@ func (a *app) checkTerminal() terminalCheck {
 	if a.terminal == nil {
 		return terminalCheck{Reason: msgDoctorNoTerminal}
 	}
+	if why := terminalOffBy(os.Getenv); why != "" {
+		return terminalCheck{Reason: why}
+	}
 	t, err := a.terminal()
 	if err != nil {
 		return terminalCheck{Reason: err.Error()}

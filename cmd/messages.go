@@ -21,6 +21,7 @@ const (
 	msgNoOutcome         = "the confirm command ended without an outcome"
 	msgRunMCP            = "running %s: %w"
 	msgDefaultTwice      = "--default is given %d times; an input starts with one text"
+	msgTerminalOffBy     = "turned off by %s=%s in the environment: no person types at this terminal"
 
 	// msgRequestLine is one request in the operators' reports: short
 	// identity, title, and what is said of it.

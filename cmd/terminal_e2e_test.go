@@ -48,7 +48,11 @@ func newTmuxHarness(t *testing.T) *tmuxHarness {
 	h.exe = lookPathOrFail(t, "ask-confirm")
 	env := h.env[:0]
 	for _, kv := range h.env {
-		if name, _, _ := strings.Cut(kv, "="); name != "TMUX" && name != "TMUX_PANE" && name != "PS1" && name != "TERM" {
+		// Nor any variable that turns the prompt off (terminalOffBy),
+		// such as the CI a runner sets: the tests set them themselves.
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "TMUX", "TMUX_PANE", "PS1", "TERM", "CI", "CLAUDECODE", "ASK_CONFIRM_NO_TERMINAL":
+		default:
 			env = append(env, kv)
 		}
 	}
@@ -363,6 +367,12 @@ wait
 	if firstEnd < 0 || strings.Index(s, first) > firstEnd || strings.Index(s, second) < firstEnd {
 		t.Fatalf("the second prompt did not wait for the first to end:\n%s", s)
 	}
+	// The first one's outcome is printed before the second prompt shows,
+	// on a line of its own, not on the second prompt's line.
+	outcome := strings.Index(s, "ask-confirm: approved\n")
+	if outcome < firstEnd || outcome > strings.Index(s, second) {
+		t.Fatalf("the first outcome is not printed between the two prompts:\n%s", s)
+	}
 	th.answer("n", "Enter")
 	if got := th.exitCode(code); got != 0 {
 		t.Fatalf("the script exited %d", got)
@@ -406,8 +416,9 @@ wait
 
 // Without a terminal person nothing changes: exit 4, as with no terminal
 // at all. setsid leaves no controlling terminal; a caller whose streams
-// are all elsewhere is not a person at the terminal; --no-terminal turns
-// the prompt off.
+// are all elsewhere is not a person at the terminal; --no-terminal, and
+// CI, CLAUDECODE or ASK_CONFIRM_NO_TERMINAL in the environment, turn the
+// prompt off; a background job is not where the person types.
 func TestTerminalNotAskedWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	th := newTmuxHarness(t)
@@ -415,6 +426,12 @@ func TestTerminalNotAskedWithoutATerminal(t *testing.T) {
 		"setsid -w ask-confirm --message 'No tty?' </dev/null",
 		"ask-confirm --message 'Streams elsewhere?' </dev/null >/dev/null 2>" + filepath.Join(th.dir, "stderr"),
 		"ask-confirm --no-terminal --message 'Turned off?'",
+		// A CI job or an agent's tool under a pseudo-terminal, and a
+		// background job, whose keys the person types go elsewhere.
+		"CI=true ask-confirm --message 'In CI?'",
+		"CLAUDECODE=1 ask-confirm --message 'In an agent?'",
+		"ASK_CONFIRM_NO_TERMINAL=1 ask-confirm --message 'Turned off for all?'",
+		"ask-confirm --message 'In the background?' & wait $!",
 	} {
 		th.clear()
 		code := th.start(command)

@@ -196,3 +196,30 @@ func TestCLITerminalClosedWhenNotUsed(t *testing.T) {
 		t.Fatalf("terminal opened %d times, closed %d", p.opened, p.closed)
 	}
 }
+
+// Which variables turn the terminal prompt off, and which values of CI
+// do not.
+func TestTerminalOffBy(t *testing.T) {
+	for env, off := range map[string]bool{
+		"":                          false,
+		"CI=true":                   true,
+		"CI=1":                      true,
+		"CI=false":                  false,
+		"CI=0":                      false,
+		"CLAUDECODE=1":              true,
+		"ASK_CONFIRM_NO_TERMINAL=1": true,
+		"ASK_CONFIRM_NO_TERMINAL=":  false,
+		"GITHUB_ACTIONS=true":       false,
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		got := terminalOffBy(func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		})
+		if (got != "") != off || (off && !strings.Contains(got, k)) {
+			t.Errorf("%q: terminalOffBy = %q, want off %v", env, got, off)
+		}
+	}
+}

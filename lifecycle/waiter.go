@@ -120,6 +120,12 @@ func (w *waiter) run(ctx context.Context) Result {
 				w.await(ctx, s)
 				continue
 			}
+			if ch != nil && ch.Attached {
+				// This invocation now asks in its own process, maybe
+				// after another's prompt died: it waits for its own,
+				// to the deadline just set, whenever that is.
+				w.deadline = latest(w.deadline, e.now().Add(w.c.Timeout+attachedGrace))
+			}
 		}
 		// This invocation now follows the request it started or joined,
 		// and will receive its answer.
@@ -550,4 +556,11 @@ func requestFrom(rec store.Record) (dialog.Request, error) {
 		return req, fmt.Errorf(msgDecodeRequest, err)
 	}
 	return req, req.Validate()
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

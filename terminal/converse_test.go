@@ -199,6 +199,29 @@ func TestConverseGuard(t *testing.T) {
 	}
 }
 
+// A line begun within the guard is no answer, up to and including its
+// Enter, even when the Enter comes after the guard: an "n" typed too soon
+// would otherwise leave its Enter to press the default button, here
+// Approve. The next line answers.
+func TestConverseGuardVoidsALineBegunTooSoon(t *testing.T) {
+	guard := 150 * time.Millisecond
+	r := confirmRequest()
+	r.DefaultApprove = true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f := &fakeTTY{script: []typing{{0, "n"}, {guard + 50*time.Millisecond, "\r"}, {guard + 150*time.Millisecond, "n\r"}}}
+	if ans, err := converse(ctx, f, r, guard); err != nil || ans.Approved {
+		t.Fatalf("the Enter of a line begun within the guard pressed the default button: %+v, %v", ans, err)
+	}
+	// The same, for a choice whose default Enter would pick.
+	c := chooseRequest()
+	c.Selected = []string{c.Options[1].Label}
+	f = &fakeTTY{script: []typing{{0, "1"}, {guard + 50*time.Millisecond, "\r"}, {guard + 150*time.Millisecond, "\x03"}}}
+	if ans, err := converse(ctx, f, c, guard); err != nil || ans.Approved {
+		t.Fatalf("a choice: %+v, %v", ans, err)
+	}
+}
+
 // The prompt closes when its context ends, says why, and returns the
 // context's error: a deadline is the --timeout.
 func TestConverseDeadline(t *testing.T) {

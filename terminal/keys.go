@@ -225,10 +225,21 @@ func (q *question) enter() (dialog.Answer, bool) {
 	switch q.stage {
 	case stageConfirm:
 		return confirmAnswer(q.r, typed), true
-	case stageInput:
-		return dialog.Answer{Approved: true, Values: []string{typed}}, true
-	case stageOther:
-		return dialog.Answer{Approved: true, Values: append(slices.Clone(q.picked), typed), Typed: true}, true
+	case stageInput, stageOther:
+		if err := dialog.CheckAnswer(typed); err != nil {
+			// Refused on the line, as a wrong option number is: recorded,
+			// it would fail the request.
+			q.note, q.typed = fmt.Sprintf(noteBadText, err), q.typed[:0]
+			return dialog.Answer{}, false
+		}
+		if q.stage == stageInput {
+			return dialog.Answer{Approved: true, Values: []string{typed}}, true
+		}
+		if strings.TrimSpace(typed) == "" {
+			// An empty answer of one's own is no answer, as in the dialog.
+			return dialog.Answer{}, true
+		}
+		return q.r.WithOwn(dialog.Answer{Approved: true, Values: slices.Clone(q.picked)}, typed), true
 	}
 	labels, other, note := q.choice(typed)
 	switch {

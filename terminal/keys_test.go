@@ -252,7 +252,9 @@ func TestChooseKeys(t *testing.T) {
 		{"Ctrl-C cancels", chooseRequest(), "2\x03", dialog.Answer{}, true, ""},
 		{"Ctrl-D cancels after a wrong entry", chooseRequest(), "9\r\x04", dialog.Answer{}, true, ""},
 		{"Other asks for text", other, "4\rmy own\r", dialog.Answer{Approved: true, Values: []string{"my own"}, Typed: true}, true, ""},
-		{"Other's text may be empty", other, "4\r\r", dialog.Answer{Approved: true, Values: []string{""}, Typed: true}, true, ""},
+		{"an empty text of one's own is no answer, as in the dialog", other, "4\r\r", dialog.Answer{}, true, ""},
+		{"a text of one's own that is a label is that option", otherMultiple, "4 2\rstaging\r", dialog.Answer{Approved: true, Values: []string{"staging", "production"}}, true, ""},
+		{"an invisible character in one's own text is refused on the line", other, "4\ra\u200bb\r", dialog.Answer{}, false, "U+200B"},
 		{"Other with labels puts the text last", otherMultiple, "4 2\rmine\r", dialog.Answer{Approved: true, Values: []string{"production", "mine"}, Typed: true}, true, ""},
 		{"Ctrl-C in Other's text cancels the choice", other, "4\rmi\x03", dialog.Answer{}, true, ""},
 		{"the number of Other does not exist without --other", chooseRequest(), "4\r", dialog.Answer{}, false, `"4" is not one of 1-3`},
@@ -299,6 +301,9 @@ func TestInputLineEditing(t *testing.T) {
 		{"Ctrl-C cancels", withDefault, "x\x03", dialog.Answer{}, true},
 		{"Ctrl-D cancels", inputRequest(), "x\x04", dialog.Answer{}, true},
 		{"no Enter, no answer", inputRequest(), "abc", dialog.Answer{}, false},
+		// Refused on the line and typed again: recorded, it would fail.
+		{"a soft hyphen is refused, then a line answers", inputRequest(), "ab\u00adcd\rabcd\r", dialog.Answer{Approved: true, Values: []string{"abcd"}}, true},
+		{"a zero-width space waits", inputRequest(), "a\u200bb\r", dialog.Answer{}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ const (
 	// Notes shown in place of the countdown after an entry that answers
 	// nothing, until the next key.
 	noteNotAnOption = "%q is not one of 1-%d. "
+	noteBadText     = "%v; type it again"
 	noteOnlyOne     = "Pick only one. "
 	noteNothing     = "Type a number, or Ctrl-C for %s. "
 
@@ -34,6 +35,7 @@ const (
 
 	msgNoTTY        = "no controlling terminal: %v"
 	msgNotOnStdio   = "none of stdin, stdout and stderr is the controlling terminal %s, so no person is typing at it here"
+	msgBackground   = "this process is not in the foreground of %s: run it in the foreground to be asked there"
 	msgNoConsole    = "no console: %v"
 	msgTTYMode      = "setting the terminal's mode: %w"
 	msgTTYRead      = "reading the terminal: %w"

@@ -76,6 +76,12 @@ type Terminal struct {
 	close  func() error
 	name   string
 	lockID string
+
+	// turn is the terminal's lock, once a prompt has taken it: kept until
+	// Close, so that the next prompt on the terminal waits until this
+	// invocation has printed its outcome too.
+	mu   sync.Mutex
+	turn platform.Lock
 }
 
 // Open opens the controlling terminal of this process for asking, after
@@ -84,8 +90,17 @@ type Terminal struct {
 // that says why not.
 func Open() (*Terminal, error) { return open() }
 
-// Close closes the terminal. A prompt must have ended first.
-func (t *Terminal) Close() error { return t.close() }
+// Close lets the next prompt on the terminal have it, and closes it. A
+// prompt must have ended first.
+func (t *Terminal) Close() error {
+	t.mu.Lock()
+	if t.turn != nil {
+		t.turn.Release()
+		t.turn = nil
+	}
+	t.mu.Unlock()
+	return t.close()
+}
 
 // Name names the terminal for a person: /dev/pts/3, or the console.
 func (t *Terminal) Name() string { return t.name }
@@ -118,11 +133,9 @@ type prompt struct {
 
 // Ask implements dialog.Backend.
 func (p *prompt) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
-	turn, err := p.waitTurn(ctx)
-	if err != nil {
+	if err := p.waitTurn(ctx); err != nil {
 		return dialog.Answer{}, err
 	}
-	defer turn.Release()
 	restore, err := p.t.dev.raw()
 	if err != nil {
 		return dialog.Answer{}, fmt.Errorf(msgTTYMode, err)
@@ -135,23 +148,33 @@ func (p *prompt) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, erro
 	return converse(ctx, p.t.dev, r, p.guard)
 }
 
-// waitTurn takes the terminal's lock, waiting while another prompt holds
-// it, until ctx ends.
-func (p *prompt) waitTurn(ctx context.Context) (platform.Lock, error) {
+// waitTurn takes the terminal's lock, unless this invocation holds it
+// already (a prompt shown again), waiting while another invocation holds
+// it, until ctx ends. The lock is kept until Terminal.Close.
+func (p *prompt) waitTurn(ctx context.Context) error {
+	p.t.mu.Lock()
+	held := p.t.turn != nil
+	p.t.mu.Unlock()
+	if held {
+		return nil
+	}
 	path := filepath.Join(p.lockDir, p.t.lockID+".lock")
 	for {
 		l, ok, err := platform.TryLock(path)
 		if err != nil {
-			return nil, fmt.Errorf(msgTerminalLock, err)
+			return fmt.Errorf(msgTerminalLock, err)
 		}
 		if ok {
-			return l, nil
+			p.t.mu.Lock()
+			p.t.turn = l
+			p.t.mu.Unlock()
+			return nil
 		}
 		t := time.NewTimer(time.Second)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-platform.LockReleased(path):
 		case <-t.C:
 		}
@@ -180,7 +203,11 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	// for it.
 	_ = dev.discard()
 	ready := time.Now().Add(guard)
-	cancelled := false
+	// cancelled: Ctrl-C or Ctrl-D came, and takes effect once guard has
+	// passed. voided: a line was begun within guard; all of it, up to and
+	// including its Enter, is no answer, or a "n" typed too soon would
+	// leave its Enter to press the default button.
+	cancelled, voided := false, false
 	var dec decoder
 	buf := make([]byte, 256)
 	end := func(ending string) {
@@ -208,6 +235,17 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		for _, k := range dec.feed(buf[:n]) {
 			if early || cancelled {
 				cancelled = cancelled || k.kind == keyCancel
+				// A line ended within the guard is gone whole; one still
+				// open when it passes is void up to its Enter.
+				voided = k.kind != keyEnter && (voided || k.kind != keyCancel)
+				continue
+			}
+			if voided {
+				// The rest of a line begun too soon, to its Enter.
+				voided = k.kind != keyEnter
+				if k.kind == keyCancel {
+					cancelled = true
+				}
 				continue
 			}
 			ans, done := q.key(k)

@@ -36,6 +36,14 @@ func open() (*Terminal, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("%w: "+msgNotOnStdio, ErrNoTerminal, "/dev/tty")
 	}
+	if fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err != nil || fg != unix.Getpgrp() {
+		// Run in the background (cmd &, or left behind by a wrapper that
+		// exited): the person's keys go to the foreground job, and a
+		// prompt here would be stopped, or leave the terminal raw under
+		// the shell.
+		unix.Close(fd)
+		return nil, fmt.Errorf("%w: "+msgBackground, ErrNoTerminal, "/dev/tty")
+	}
 	d := &ttyDevice{fd: fd}
 	return &Terminal{
 		dev:    d,
