@@ -422,3 +422,55 @@ func TestFindByKeyOfChannelRequest(t *testing.T) {
 		t.Fatalf("Events(release-42) = %d events, %v", len(events), err)
 	}
 }
+
+// A caller that joins another's open prompt, and starts its own only when
+// that one dies late, waits for its own prompt to its end: the wait it set
+// out with is no bound on a prompt started after it.
+func TestAttachedChannelStartedLateIsWaitedFor(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Channel.Name, c.Channel.Attached = "terminal", true
+	c.Wait, c.Timeout = 0, time.Second
+	prepared := te.Prepare(c)
+	id := prepared.Request.Identity()
+
+	// Another invocation's prompt, open, holding the identity's lock.
+	if err := store.EnsureDir(te.paths.Locks); err != nil {
+		t.Fatal(err)
+	}
+	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
+	if err != nil || !ok {
+		t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	now := te.now()
+	if _, err := te.store.Update(id, func(r *store.Record, _ bool) (bool, error) {
+		*r = store.Record{ContentHash: prepared.Request.ContentHash(), Status: store.Shown, Attempt: 1,
+			RequestedAt: now, ShownAt: now, Deadline: now.Add(time.Hour), Channel: "terminal"}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	done := make(chan Result, 1)
+	go func() { done <- te.ask(c) }()
+	time.Sleep(200 * time.Millisecond) // joined, waiting on the lock
+	// That prompt dies just before this caller's first wait would end
+	// (Timeout plus its grace), and this caller asks itself.
+	te.advance(attachedGrace + c.Timeout - 500*time.Millisecond)
+	lock.Release()
+	<-b.asked
+	// Past the end of the wait it set out with, its own prompt is still up.
+	te.advance(time.Second)
+	time.Sleep(1500 * time.Millisecond) // more than a relook
+	select {
+	case r := <-done:
+		t.Fatalf("the caller returned %+v while its own prompt was up", r)
+	default:
+	}
+	b.answers <- channelAnswer{approved: true}
+	if r := <-done; r.ExitCode != ExitApproved || r.Attempt != 2 {
+		t.Fatalf("%+v, want its own prompt's approval, attempt 2", r)
+	}
+}
