@@ -3,6 +3,7 @@
 package mcpserver
 
 import (
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -44,7 +45,9 @@ func TestAskThroughTheForm(t *testing.T) {
 			t.Run(version+" "+tc.name, func(t *testing.T) {
 				t.Parallel()
 				env := newTestEnv(t).headless()
-				p := answering(t, readingTime, acceptAnswer(tc.reply))
+				// A map of its own: the client's SDK writes defaults into
+				// the content it validates, and the subtests run at once.
+				p := answering(t, readingTime, acceptAnswer(maps.Clone(tc.reply)))
 				ts := env.connectClient(20*time.Second, p.client(version))
 				c, w := ts.ask(tc.args)
 				if c.res.IsError || w.Status != lifecycle.StatusApproved || !reflect.DeepEqual(w.Answer, tc.answer) || w.Other != tc.other {
