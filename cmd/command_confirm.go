@@ -146,8 +146,8 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 	// The terminal stays ours until the outcome is printed: the next
 	// prompt on it waits for that, and does not share its line.
 	defer closeTerminal()
-	if a.progress != nil && call.Request.Via != terminal.ChannelName {
-		// On the terminal the prompt counts down itself.
+	if a.progress != nil {
+		// Not on the terminal: the prompt counts down itself there.
 		call.Watch = countdown{a.progress}
 	}
 	r, err := a.engine.Ask(ctx, call)
@@ -163,9 +163,9 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 	return a.report(r, o.json)
 }
 
-// onTerminal prepares o's call (lifecycle.Engine.Prepare) with the terminal
-// as its Channel, where a person is typing at this invocation's terminal
-// and o allows it: the engine then asks there when no dialog can be shown.
+// onTerminal gives o's call the terminal as its Channel, where a person is
+// typing at this invocation's terminal and o allows it: the engine then
+// asks there when no dialog can be shown.
 // The prompt lives in this process (Attached), so this invocation waits
 // for it up to --timeout whatever --wait says. done ends a prompt still
 // shown and waits until its answer is recorded; call it before printing the
@@ -187,7 +187,9 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 		Context:  prompting,
 		Attached: true,
 	}
-	return a.engine.Prepare(call), func() {
+	// Not prepared here: the engine decides whether the terminal asks
+	// only once it needs to ask at all, after a remembered answer.
+	return call, func() {
 		stop()
 		a.engine.Drain()
 	}, func() { t.Close() }

@@ -474,3 +474,30 @@ func TestAttachedChannelStartedLateIsWaitedFor(t *testing.T) {
 		t.Fatalf("%+v, want its own prompt's approval, attempt 2", r)
 	}
 }
+
+// An answer a person gave in a dialog is returned to the same question
+// from a call that could also ask through its Channel, before anything
+// decides how that call would ask (no Detect: a connection to the
+// display), wherever it now runs. An answer given through the Channel is
+// never returned to the dialog's question, and a failure to show the
+// dialog is no answer to return.
+func TestDialogAnswerIsReturnedBeforeDecidingTheChannel(t *testing.T) {
+	te := newTestEngine(t)
+	detected := 0
+	te.detect = func() platform.Session { detected++; return platform.Session{Reason: "no display"} }
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Channel.Name, c.Channel.Attached = "terminal", true
+	te.seedAnswer(c, store.Approved, time.Second)
+	r := te.ask(c)
+	if r.ExitCode != ExitApproved || !r.Remembered || detected != 0 || len(b.asked) != 0 {
+		t.Fatalf("%+v after %d detections and %d asks through the channel", r, detected, len(b.asked))
+	}
+
+	c.Request.Message = "Tag v2?"
+	te.seedAnswer(c, store.Failed, time.Second)
+	b.answers <- channelAnswer{approved: false}
+	if r := te.ask(c); r.ExitCode != ExitDenied || detected != 1 || r.Remembered {
+		t.Fatalf("after a failed dialog: %+v after %d detections", r, detected)
+	}
+}

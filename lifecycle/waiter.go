@@ -25,7 +25,15 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
+	if r, ok := e.rememberedByDialog(ctx, c); ok {
+		return r, nil
+	}
 	c = e.Prepare(c)
+	if c.Channel != nil && c.Channel.Attached {
+		// A way of asking in the caller's own process shows its own
+		// countdown (the terminal prompt's line).
+		c.Watch = nil
+	}
 	if c.Watch != nil {
 		defer c.Watch.Done()
 	}
@@ -34,6 +42,30 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	w.deadline = e.now().Add(c.wait())
 	defer w.stopWatching()
 	return w.run(ctx), nil
+}
+
+// rememberedByDialog returns the answer kept for c's request as asked by
+// dialog, for a call that could also be asked through its Channel, before
+// anything decides which way it would be asked now: that decision
+// (Config.Detect, a connection to the display) would otherwise be most of
+// the cost of returning a remembered answer from a terminal. An answer a
+// person gave in a dialog answers the question however it would be asked
+// now; the other way round is never so (dialog.Request.Via). It returns
+// what the waiter's first look would return for that identity, and ok
+// false where that look would do anything else.
+func (e *Engine) rememberedByDialog(ctx context.Context, c Call) (Result, bool) {
+	if c.Channel == nil || c.Channel.Always || c.Request.Via != "" {
+		return Result{}, false
+	}
+	rec, found, err := e.store.Get(c.Request.Identity())
+	if err != nil || !found {
+		return Result{}, false
+	}
+	s := sighting{rec: rec, found: true, first: true}
+	if next, _ := decide(s, c.Request.ContentHash(), e.now(), c.reuse(), c.Retries+1); next != stepReturn {
+		return Result{}, false
+	}
+	return e.deliver(rec, true, c.reuse(), ctx.Err() == nil)
 }
 
 // waiter is one invocation's side of the lifecycle: what it has done so
