@@ -102,24 +102,29 @@ func newRealHarness(t *testing.T) *harness {
 		t.Skip(msg)
 	}
 	h := newHarness(t)
-	// A PATH with ask-confirm but not the scripted zenity, so the real one
-	// is found.
+	h.env = append(h.env, "DISPLAY="+os.Getenv("DISPLAY"), "NO_AT_BRIDGE=1", h.realZenityPath(realZenity))
+	return h
+}
+
+// realZenityPath links ask-confirm into a directory of the harness's own
+// and returns the PATH= variable that has it first and then the process's
+// PATH without the scripted zenity, so the holder finds the real one, in
+// realZenity.
+func (h *harness) realZenityPath(realZenity string) string {
 	bin := filepath.Join(h.dir, "bin")
-	must(t, os.Mkdir(bin, 0o700))
+	must(h.t, os.Mkdir(bin, 0o700))
 	h.exe = filepath.Join(bin, "ask-confirm")
-	if err := os.Link(lookPathOrFail(t, "ask-confirm"), h.exe); err != nil {
-		must(t, copyFile(lookPathOrFail(t, "ask-confirm"), h.exe))
+	if err := os.Link(lookPathOrFail(h.t, "ask-confirm"), h.exe); err != nil {
+		must(h.t, copyFile(lookPathOrFail(h.t, "ask-confirm"), h.exe))
 	}
-	var path []string
+	path := []string{bin}
 	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
 		if _, err := os.Stat(filepath.Join(p, "zenity")); err == nil && p != realZenity {
 			continue
 		}
 		path = append(path, p)
 	}
-	h.env = append(h.env, "DISPLAY="+os.Getenv("DISPLAY"), "NO_AT_BRIDGE=1",
-		"PATH="+bin+string(filepath.ListSeparator)+strings.Join(path, string(filepath.ListSeparator)))
-	return h
+	return "PATH=" + strings.Join(path, string(filepath.ListSeparator))
 }
 
 // realZenityDir returns the directory of a zenity on PATH that is not this
@@ -477,11 +482,7 @@ func (h *harness) waitNoWindow(title string, limit time.Duration) {
 func (h *harness) click(title, button string) {
 	h.t.Helper()
 	h.untilClosed(title, "clicking "+button, func(w string) {
-		geo := map[string]int{}
-		for _, line := range strings.Split(xdotool(h.t, "getwindowgeometry", "--shell", w), "\n") {
-			k, v, _ := strings.Cut(line, "=")
-			geo[k], _ = strconv.Atoi(v)
-		}
+		geo := h.geometry(w)
 		x, y := geo["X"]+geo["WIDTH"]-157, geo["Y"]+geo["HEIGHT"]-22
 		if button == "approve" {
 			x = geo["X"] + geo["WIDTH"] - 45
@@ -494,6 +495,16 @@ func (h *harness) click(title, button string) {
 		h.acted = time.Now()
 		xdotool(h.t, "click", "1")
 	})
+}
+
+// geometry returns window w's X, Y, WIDTH and HEIGHT.
+func (h *harness) geometry(w string) map[string]int {
+	geo := map[string]int{}
+	for _, line := range strings.Split(xdotool(h.t, "getwindowgeometry", "--shell", w), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		geo[k], _ = strconv.Atoi(v)
+	}
+	return geo
 }
 
 // key focuses the dialog titled title and presses key.

@@ -57,11 +57,7 @@ func (h *harness) tickFrom(title string, first int, rows ...int) {
 	h.waitStable(w)
 	xdoMu.Lock()
 	defer xdoMu.Unlock()
-	geo := map[string]int{}
-	for _, line := range strings.Split(xdotool(h.t, "getwindowgeometry", "--shell", w), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		geo[k], _ = strconv.Atoi(v)
-	}
+	geo := h.geometry(w)
 	for _, row := range rows {
 		x, y := geo["X"]+25, geo["Y"]+first+24*row
 		xdotool(h.t, "mousemove", "--sync", "0", "0")
@@ -77,11 +73,7 @@ func (h *harness) tickFrom(title string, first int, rows ...int) {
 func (h *harness) clickApproveFor(title string) {
 	h.t.Helper()
 	h.untilClosed(title, "clicking approve-for", func(w string) {
-		geo := map[string]int{}
-		for _, line := range strings.Split(xdotool(h.t, "getwindowgeometry", "--shell", w), "\n") {
-			k, v, _ := strings.Cut(line, "=")
-			geo[k], _ = strconv.Atoi(v)
-		}
+		geo := h.geometry(w)
 		xdotool(h.t, "mousemove", "--sync", "0", "0")
 		xdotool(h.t, "mousemove", "--sync", strconv.Itoa(geo["X"]+40), strconv.Itoa(geo["Y"]+geo["HEIGHT"]-22))
 		h.acted = time.Now()

@@ -88,21 +88,6 @@ func newWaylandHarness(t *testing.T) *wlHarness {
 	}
 
 	h := newHarness(t)
-	// As newRealHarness: a PATH with ask-confirm but not the scripted
-	// zenity, so the holder finds the real one.
-	bin := filepath.Join(h.dir, "bin")
-	must(t, os.Mkdir(bin, 0o700))
-	h.exe = filepath.Join(bin, "ask-confirm")
-	if err := os.Link(lookPathOrFail(t, "ask-confirm"), h.exe); err != nil {
-		must(t, copyFile(lookPathOrFail(t, "ask-confirm"), h.exe))
-	}
-	var path []string
-	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
-		if _, err := os.Stat(filepath.Join(p, "zenity")); err == nil && p != realZenity {
-			continue
-		}
-		path = append(path, p)
-	}
 	// newHarness left out DISPLAY and WAYLAND_DISPLAY. The runtime
 	// directory is the compositor's, as in a desktop session: GTK 3 will
 	// not open a Wayland display without XDG_RUNTIME_DIR, and the store
@@ -117,7 +102,7 @@ func newWaylandHarness(t *testing.T) *wlHarness {
 		env = append(env, kv)
 	}
 	h.env = append(env, "WAYLAND_DISPLAY="+display, "XDG_RUNTIME_DIR="+runtimeDir, "NO_AT_BRIDGE=1",
-		"PATH="+bin+string(filepath.ListSeparator)+strings.Join(path, string(filepath.ListSeparator)))
+		h.realZenityPath(realZenity))
 
 	w := &wlHarness{harness: h}
 	for _, kv := range os.Environ() {
