@@ -44,6 +44,10 @@ type app struct {
 	// asks on a terminal: the tests' apps, whose terminal, if any, is the
 	// developer's.
 	terminal func() (terminalPrompt, error)
+	// getenv reads this invocation's environment for the variables that
+	// turn the terminal prompt off (terminalOffBy): os.Getenv, or a test's
+	// own environment, so that a CI system's CI=true does not decide it.
+	getenv func(string) string
 }
 
 // terminalPrompt is an open terminal as the command line uses it: a
@@ -55,7 +59,7 @@ type terminalPrompt interface {
 }
 
 func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
-	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}}
+	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, getenv: os.Getenv}
 	c.Warn = a.out.warn
 	a.engine = lifecycle.New(c)
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

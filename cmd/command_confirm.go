@@ -173,7 +173,7 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 // prompt on the terminal have it; call it once the outcome is printed.
 func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func()) {
 	call = o.call
-	if o.noTerminal || a.terminal == nil || terminalOff() {
+	if o.noTerminal || a.terminal == nil || terminalOffBy(a.getenv) != "" {
 		return call, func() {}, func() {}
 	}
 	t, err := a.terminal()
@@ -205,10 +205,6 @@ func (c countdown) Waiting(left time.Duration, until time.Time) {
 }
 
 func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
-
-// terminalOff reports whether this process's environment says no person is
-// typing at its terminal (terminalOffBy), so that it is never asked there.
-func terminalOff() bool { return terminalOffBy(os.Getenv) != "" }
 
 // terminalOffBy says which variable of getenv's environment turns the
 // terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any

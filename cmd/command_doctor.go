@@ -67,7 +67,7 @@ func (a *app) checkTerminal() terminalCheck {
 	if a.terminal == nil {
 		return terminalCheck{Reason: msgDoctorNoTerminal}
 	}
-	if why := terminalOffBy(os.Getenv); why != "" {
+	if why := terminalOffBy(a.getenv); why != "" {
 		return terminalCheck{Reason: why}
 	}
 	t, err := a.terminal()

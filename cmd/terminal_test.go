@@ -61,13 +61,15 @@ func (p *fakePrompt) asks() int {
 	return len(p.asked)
 }
 
-// withTerminal gives f's app a terminal that answers with ans, and a
-// clock that runs a second ahead for every answer, so the engine reads no
-// answer as too fast for a person.
+// withTerminal gives f's app a terminal that answers with ans, an
+// environment of its own that turns no prompt off (the test's process may
+// run where CI=true is set), and a clock that runs a second ahead for every
+// answer, so the engine reads no answer as too fast for a person.
 func withTerminal(f *cliFixture, ans dialog.Answer) *fakePrompt {
 	p := &fakePrompt{answer: ans, took: 10 * time.Millisecond}
 	f.clock = func() time.Time { return time.Now().Add(time.Duration(p.skew.Load())) }
 	f.rebuild()
+	f.a.getenv = func(string) string { return "" }
 	f.a.terminal = func() (terminalPrompt, error) {
 		p.mu.Lock()
 		p.opened++
@@ -194,6 +196,31 @@ func TestCLITerminalClosedWhenNotUsed(t *testing.T) {
 	f.run("--message", "\x1b[2J")
 	if p.opened == 0 || p.opened != p.closed {
 		t.Fatalf("terminal opened %d times, closed %d", p.opened, p.closed)
+	}
+}
+
+// A variable of the invocation's environment that turns the prompt off
+// keeps the terminal unasked and unopened: --if-headless decides.
+func TestCLITerminalOffByEnvironment(t *testing.T) {
+	for _, name := range []string{"CI", "CLAUDECODE", "ASK_CONFIRM_NO_TERMINAL"} {
+		t.Run(name, func(t *testing.T) {
+			f := newCLIFixture(t)
+			f.headless("no display")
+			p := withTerminal(f, dialog.Answer{Approved: true})
+			f.a.getenv = func(k string) string {
+				if k == name {
+					return "1"
+				}
+				return ""
+			}
+			r := f.run("--message", "Ship v2?")
+			f.expectCode(r, lifecycle.ExitHeadless)
+			r = f.run("--if-headless", "deny", "--message", "Ship v2?")
+			f.expectCode(r, lifecycle.ExitDenied)
+			if p.asks() != 0 || p.opened != 0 {
+				t.Fatalf("%s=1: terminal opened %d times, asked %d times; want neither", name, p.opened, p.asks())
+			}
+		})
 	}
 }
 
