@@ -421,6 +421,22 @@ func TestFindByKeyOfChannelRequest(t *testing.T) {
 	if err != nil || len(events) == 0 {
 		t.Fatalf("Events(release-42) = %d events, %v", len(events), err)
 	}
+
+	// The same key asked by dialog too, with another question, is a second
+	// request: the key alone names neither, since either one's answer read
+	// as the other's would tell a caller what nobody answered; each
+	// identity still names its own.
+	d := testCall("Deploy staging?")
+	d.Request.Key = "release-42"
+	byDialog := te.seedAnswer(d, store.Approved, time.Second)
+	if rec, err := te.Find("release-42"); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "dialog, "+c.Channel.Name) {
+		t.Fatalf("Find(release-42) asked two ways = %s, %v; want ErrUnknownKey naming both", rec.Identity, err)
+	}
+	for _, id := range []string{byDialog.Identity, te.Prepare(c).Request.Identity()} {
+		if rec, err := te.Find(id); err != nil || rec.Identity != id {
+			t.Fatalf("Find(%s) = %s, %v", id, rec.Identity, err)
+		}
+	}
 }
 
 // A caller that joins another's open prompt, and starts its own only when

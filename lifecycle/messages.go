@@ -47,6 +47,7 @@ const (
 
 	msgNoMatch       = "no stored request matches %q; see ask-confirm list"
 	msgAmbiguous     = "%q matches %d requests; give more of the identity"
+	msgKeyManyWays   = "--key %q was asked more than one way (%s), each its own request; give the identity (see ask-confirm list)"
 	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
 	msgCancelFailed  = "cancelling %s: %w"
 	msgRecordHistory = "recording %s in the history: %w"

@@ -34,26 +34,45 @@ func matches(key, keyID, id string) bool {
 
 // Find returns the one stored request that key names: its identity, the
 // --key it was asked with, or a unique prefix of its identity. A key that
-// names none or several is an error wrapping ErrUnknownKey.
+// names none or several is an error wrapping ErrUnknownKey. That includes
+// a --key asked through more than one Channel (a dialog and the terminal,
+// say): each way has its own record, perhaps with another question and
+// answer, and none of them is the one a caller meant more than the others.
 func (e *Engine) Find(key string) (store.Record, error) {
 	recs, err := e.store.List()
 	if err != nil {
 		return store.Record{}, err
 	}
 	keyID := dialog.Request{Key: key}.Identity()
-	var found []store.Record
+	var keyed, found []store.Record
 	for _, r := range recs {
-		if r.Identity == key || r.Identity == keyID || r.Identity == keyedVia(key, r.Channel) {
+		switch {
+		case r.Identity == key:
 			return r, nil
-		}
-		if matches(key, keyID, r.Identity) {
+		case r.Identity == keyID || r.Identity == keyedVia(key, r.Channel):
+			keyed = append(keyed, r)
+		case matches(key, keyID, r.Identity):
 			found = append(found, r)
 		}
 	}
-	switch len(found) {
-	case 1:
+	if len(keyed) > 1 {
+		ways := make([]string, len(keyed))
+		for i, r := range keyed {
+			ways[i] = r.Channel
+			if ways[i] == "" {
+				ways[i] = "dialog"
+			}
+		}
+		sort.Strings(ways)
+		return store.Record{}, fmt.Errorf("%w: "+msgKeyManyWays, ErrUnknownKey, key, strings.Join(ways, ", "))
+	}
+	found = append(keyed, found...)
+	switch {
+	case len(keyed) == 1:
+		return keyed[0], nil
+	case len(found) == 1:
 		return found[0], nil
-	case 0:
+	case len(found) == 0:
 		return store.Record{}, fmt.Errorf("%w: "+msgNoMatch, ErrUnknownKey, key)
 	default:
 		return store.Record{}, fmt.Errorf("%w: "+msgAmbiguous, ErrUnknownKey, key, len(found))
