@@ -222,6 +222,88 @@ func TestConverseGuardVoidsALineBegunTooSoon(t *testing.T) {
 	}
 }
 
+// requestsWithADefault are requests that Enter alone answers with
+// approval: Approve as the default button, a default option, a default
+// text.
+func requestsWithADefault() map[string]dialog.Request {
+	confirm := confirmRequest()
+	confirm.DefaultApprove = true
+	choose := chooseRequest()
+	choose.Selected = []string{"production"}
+	input := inputRequest()
+	input.Text = "prod"
+	return map[string]dialog.Request{"confirm": confirm, "choose": choose, "input": input}
+}
+
+// enters is Enter repeated every 33 ms from first to last after the
+// prompt appeared, as a key held down sends it, then Ctrl-C at cancelAt.
+func enters(first, last, cancelAt time.Duration) []typing {
+	var script []typing
+	for at := first; at <= last; at += 33 * time.Millisecond {
+		script = append(script, typing{at, "\r"})
+	}
+	return append(script, typing{cancelAt, "\x03"})
+}
+
+// An Enter held down answers nothing, though Enter alone would approve:
+// its repeats run past the guard (a keyboard starts repeating 250-660 ms
+// after the press, so even the first of them can come after it), and
+// none of them is a person's answer. Nor is Enter pasted twice. The
+// Ctrl-C that ends each script is what the prompt answers.
+func TestConverseHeldEnterIsNoAnswer(t *testing.T) {
+	guard := 400 * time.Millisecond
+	for name, r := range requestsWithADefault() {
+		for what, script := range map[string][]typing{
+			"held through the guard":          enters(250*time.Millisecond, 700*time.Millisecond, 1200*time.Millisecond),
+			"first repeat after the guard":    enters(450*time.Millisecond, 800*time.Millisecond, 1300*time.Millisecond),
+			"Enter pasted twice":              {{500 * time.Millisecond, "\r\r"}, {1000 * time.Millisecond, "\x03"}},
+			"a second Enter soon after Enter": {{500 * time.Millisecond, "\r"}, {600 * time.Millisecond, "\r"}, {1100 * time.Millisecond, "\x03"}},
+		} {
+			t.Run(name+"/"+what, func(t *testing.T) {
+				t.Parallel()
+				f := &fakeTTY{script: script}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				ans, err := converse(ctx, f, r, guard)
+				if err != nil || ans.Approved {
+					t.Fatalf("answered %+v, %v; want the Ctrl-C's no answer", ans, err)
+				}
+				if out := f.out.String(); !strings.Contains(out, noteHeld) || !strings.HasSuffix(out, "^C\r\n") {
+					t.Fatalf("output %q: want the note on held keys, then the cancel", out)
+				}
+			})
+		}
+	}
+}
+
+// Enter alone, pressed once, answers with the default once the keyboard
+// has stayed quiet for settle after it; so does one pressed once a held
+// key has been let go for settle.
+func TestConverseEnterAloneAnswersOnceQuiet(t *testing.T) {
+	guard := 400 * time.Millisecond
+	for name, r := range requestsWithADefault() {
+		for what, script := range map[string][]typing{
+			"pressed once":             {{600 * time.Millisecond, "\r"}},
+			"pressed after a held key": append(enters(450*time.Millisecond, 700*time.Millisecond, 0)[:8], typing{1100 * time.Millisecond, "\r"}),
+		} {
+			t.Run(name+"/"+what, func(t *testing.T) {
+				t.Parallel()
+				f := &fakeTTY{script: script}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				ans, err := converse(ctx, f, r, guard)
+				if err != nil || !ans.Approved {
+					t.Fatalf("answered %+v, %v; want the default", ans, err)
+				}
+				if took, last := time.Since(start), script[len(script)-1].after; took < last+settle {
+					t.Fatalf("answered %s after the prompt, within settle of the Enter at %s", took, last)
+				}
+			})
+		}
+	}
+}
+
 // The prompt closes when its context ends, says why, and returns the
 // context's error: a deadline is the --timeout.
 func TestConverseDeadline(t *testing.T) {

@@ -45,6 +45,15 @@ var ErrNoTerminal = errors.New("no terminal to ask on")
 // before the prompt appeared is discarded unread.
 const Guard = 400 * time.Millisecond
 
+// settle is how long the keyboard must stay quiet around an Enter pressed
+// alone, which answers with the request's default, before that Enter
+// counts: a key within it of another is a key held down (repeating at
+// 25-50 a second) or text pasted, and neither is a person's answer. The
+// first repeat of a key pressed before the prompt appeared can come after
+// Guard, since a keyboard starts repeating 250-660 ms after the press;
+// the quiet after it tells it from a press.
+const settle = 300 * time.Millisecond
+
 // readTick is about how long one read of the terminal waits for a key:
 // how often the prompt looks at its deadline and redraws its countdown.
 const readTick = 100 * time.Millisecond
@@ -208,6 +217,14 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	// including its Enter, is no answer, or a "n" typed too soon would
 	// leave its Enter to press the default button.
 	cancelled, voided := false, false
+	// alone: nothing but Enter has been typed on this line, so an Enter
+	// now answers with the default (button, option or text). Such an
+	// answer is pending until settle has passed with no other key; a key
+	// within settle of the one before starts a burst (held or pasted),
+	// whose keys are all no answer until the keyboard is quiet for settle.
+	alone, burst := true, false
+	var pending *dialog.Answer
+	var pendingAt, lastKey time.Time
 	var dec decoder
 	buf := make([]byte, 256)
 	end := func(ending string) {
@@ -231,8 +248,17 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			end(endClosed)
 			return dialog.Answer{}, fmt.Errorf(msgTTYRead, err)
 		}
-		early := time.Now().Before(ready)
+		at := time.Now()
+		// A read returns as soon as a key comes, so one read after settle
+		// has passed saw none come within it.
+		if pending != nil && at.Sub(pendingAt) >= settle {
+			end("")
+			return *pending, nil
+		}
+		early := at.Before(ready)
 		for _, k := range dec.feed(buf[:n]) {
+			since := at.Sub(lastKey)
+			lastKey = at
 			if early || cancelled {
 				cancelled = cancelled || k.kind == keyCancel
 				// A line ended within the guard is gone whole; one still
@@ -248,6 +274,22 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 				}
 				continue
 			}
+			if pending != nil {
+				// Another key came within settle of an Enter alone.
+				pending, burst = nil, true
+			}
+			if burst && since < settle {
+				cancelled = cancelled || k.kind == keyCancel
+				q.note = noteHeld
+				continue
+			}
+			burst = false
+			wasAlone := alone && k.kind == keyEnter
+			alone = k.kind == keyEnter
+			if wasAlone && since < settle && k.kind != keyCancel {
+				burst, q.note = true, noteHeld
+				continue
+			}
 			ans, done := q.key(k)
 			if !done {
 				continue
@@ -255,9 +297,12 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			switch {
 			case k.kind == keyCancel:
 				end(endCancelled)
-			default:
-				end("")
+				return ans, nil
+			case wasAlone:
+				pending, pendingAt = &ans, at
+				continue
 			}
+			end("")
 			return ans, nil
 		}
 		if now := q.line(left(), dev.width()); now != shown {
