@@ -286,7 +286,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			burst = false
 			wasAlone := alone && k.kind == keyEnter
 			alone = k.kind == keyEnter
-			if wasAlone && since < settle && k.kind != keyCancel {
+			if wasAlone && since < settle {
 				burst, q.note = true, noteHeld
 				continue
 			}
