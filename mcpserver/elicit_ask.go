@@ -22,6 +22,9 @@ import (
 const (
 	answerField = "answer"
 	otherField  = "other"
+	// noChoice is the single choice's first entry, which chooses nothing:
+	// no option's label is empty (dialog.ParseOption).
+	noChoice = ""
 )
 
 // questionForm is the form that asks r, a choice or an input.
@@ -48,6 +51,10 @@ func questionForm(r dialog.Request) *mcp.ElicitParams {
 				props[answerField].MinItems = &one
 			}
 		} else {
+			// A first entry that is no option, as the confirm form puts
+			// deny first: a host whose list preselects its first entry,
+			// and sends it unread or with Enter, sends no choice.
+			labels, names = append([]any{noChoice}, labels...), append([]any{formChoiceNone}, names...)
 			props[answerField] = &jsonschema.Schema{Type: "string", Title: formChoiceTitle, Description: formChoiceHelp,
 				Enum: labels, Extra: map[string]any{"enumNames": names}}
 		}
@@ -107,7 +114,9 @@ func readAnswer(r dialog.Request, res mcp.InputResponse) (dialog.Answer, error) 
 		if r.Multiple {
 			return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)
 		}
-		labels = []string{x}
+		if x != noChoice {
+			labels = []string{x}
+		}
 	case []any:
 		if !r.Multiple {
 			return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)

@@ -65,6 +65,11 @@ func TestAskThroughTheForm(t *testing.T) {
 				if _, ok := schema.Properties["answer"]; !ok || (tc.args["allow_other"] == true) != (schema.Properties["other"].Type == "string") {
 					t.Errorf("form schema: %+v", schema)
 				}
+				// A single choice's list starts with an entry that chooses
+				// nothing, for a host that preselects the first.
+				if answer := schema.Properties["answer"]; tc.args["options"] != nil && tc.args["multiple"] == nil && (len(answer.Enum) == 0 || answer.Enum[0] != noChoice) {
+					t.Errorf("a single choice's first entry: %+v", answer)
+				}
 				expectAskedByForm(t, ts, w.Key)
 				// status reads it as ask's answer.
 				st, sw := ts.callStatus(w.Key)
@@ -99,6 +104,8 @@ func TestReadAnswer(t *testing.T) {
 		err   string
 	}{
 		{"one", choice, acceptAnswer(map[string]any{"answer": "a"}), []string{"a"}, false, ""},
+		{"the list's first entry, no option", choice, acceptAnswer(map[string]any{"answer": noChoice}), nil, false, "without a choice"},
+		{"the first entry and their own", other, acceptAnswer(map[string]any{"answer": noChoice, "other": "c"}), []string{"c"}, true, ""},
 		{"decline", choice, &mcp.ElicitResult{Action: "decline"}, nil, false, ""},
 		{"cancel", text, &mcp.ElicitResult{Action: "cancel"}, nil, false, ""},
 		{"nothing", choice, acceptAnswer(nil), nil, false, "without a choice"},

@@ -61,6 +61,7 @@ const (
 	// A question's form (the ask tool), as the person reads it.
 	formChoiceTitle  = "Your choice"
 	formChoiceHelp   = "pick one; nothing is chosen for you"
+	formChoiceNone   = "(pick one)"
 	formChoicesTitle = "Your choices"
 	formChoicesHelp  = "pick one or more; nothing is chosen for you"
 	formOtherTitle   = "Or your own answer"
