@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,12 +48,13 @@ const Guard = 400 * time.Millisecond
 
 // settle is how long the keyboard must stay quiet around an Enter pressed
 // alone, which answers with the request's default, before that Enter
-// counts: a key within it of another is a key held down (repeating at
-// 25-50 a second) or text pasted, and neither is a person's answer. The
-// first repeat of a key pressed before the prompt appeared can come after
-// Guard, since a keyboard starts repeating 250-660 ms after the press;
-// the quiet after it tells it from a press.
-const settle = 300 * time.Millisecond
+// counts: a key within it of another is a key held down or text pasted,
+// and neither is a person's answer. A held key repeats 2 to 50 times a
+// second at the settings keyboards offer (Windows' slowest is about 2.5 a
+// second), and starts repeating 250 ms to 1 s after the press, so even
+// the first repeat of a key pressed before the prompt appeared can come
+// after Guard; the quiet after it is what tells it from a press.
+const settle = 600 * time.Millisecond
 
 // readTick is about how long one read of the terminal waits for a key:
 // how often the prompt looks at its deadline and redraws its countdown.
@@ -76,7 +78,14 @@ type device interface {
 	discard() error
 	// width is the terminal's width in columns, or 0 when unknown.
 	width() int
+	// now is the time, by which keys are timed against Guard and settle.
+	now() time.Time
 }
+
+// wallClock times a device's keys by the system's clock.
+type wallClock struct{}
+
+func (wallClock) now() time.Time { return time.Now() }
 
 // Terminal is the terminal a person runs ask-confirm from, open for
 // asking.
@@ -211,7 +220,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	// Whatever was typed while the prompt was being drawn was not typed
 	// for it.
 	_ = dev.discard()
-	ready := time.Now().Add(guard)
+	ready := dev.now().Add(guard)
 	// cancelled: Ctrl-C or Ctrl-D came, and takes effect once guard has
 	// passed. voided: a line was begun within guard; all of it, up to and
 	// including its Enter, is no answer, or a "n" typed too soon would
@@ -239,7 +248,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 				end(endClosed)
 			}
 			return dialog.Answer{}, ctx.Err()
-		case cancelled && !time.Now().Before(ready):
+		case cancelled && !dev.now().Before(ready):
 			end(endCancelled)
 			return dialog.Answer{}, nil
 		}
@@ -248,15 +257,21 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			end(endClosed)
 			return dialog.Answer{}, fmt.Errorf(msgTTYRead, err)
 		}
-		at := time.Now()
+		at := dev.now()
+		keys := dec.feed(buf[:n])
 		// A read returns as soon as a key comes, so one read after settle
-		// has passed saw none come within it.
+		// has passed saw none come within it. A cancel read with it still
+		// wins: the prompt looked open.
 		if pending != nil && at.Sub(pendingAt) >= settle {
+			if slices.ContainsFunc(keys, func(k key) bool { return k.kind == keyCancel }) {
+				end(endCancelled)
+				return dialog.Answer{}, nil
+			}
 			end("")
 			return *pending, nil
 		}
 		early := at.Before(ready)
-		for _, k := range dec.feed(buf[:n]) {
+		for _, k := range keys {
 			since := at.Sub(lastKey)
 			lastKey = at
 			if early || cancelled {

@@ -20,6 +20,7 @@ import (
 // tenth of a second, nothing, and the prompt can redraw its countdown and
 // notice its deadline without a thread blocked on the terminal forever.
 type ttyDevice struct {
+	wallClock
 	fd int
 	// zeros counts reads in a row that returned nothing at once: a
 	// terminal that hung up reads as empty without waiting.

@@ -17,6 +17,7 @@ import (
 // carry no character (key releases, focus, resizes) past the prompt's
 // deadline.
 type consoleDevice struct {
+	wallClock
 	in, out windows.Handle
 	// pending holds the high half of a surrogate pair until its low half.
 	pending uint16
