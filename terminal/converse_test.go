@@ -270,6 +270,16 @@ func thenCancel(script []typing, at time.Duration) []typing {
 
 const ms = time.Millisecond
 
+// converseScript runs one prompt for r on a fakeTTY typing script, with
+// guard and a deadline a minute away.
+func converseScript(r dialog.Request, guard time.Duration, script []typing) (*fakeTTY, dialog.Answer, error) {
+	f := &fakeTTY{script: script}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ans, err := converse(ctx, f, r, guard)
+	return f, ans, err
+}
+
 // An Enter held down answers nothing, though Enter alone would approve:
 // its repeats run past the guard (a keyboard starts repeating 250 ms to
 // 1 s after the press, so even the first of them can come after it), at
@@ -290,10 +300,7 @@ func TestConverseHeldEnterIsNoAnswer(t *testing.T) {
 		} {
 			t.Run(name+"/"+what, func(t *testing.T) {
 				t.Parallel()
-				f := &fakeTTY{script: script}
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				ans, err := converse(ctx, f, r, guard)
+				f, ans, err := converseScript(r, guard, script)
 				if err != nil || ans.Approved || !strings.HasSuffix(f.out.String(), "^C\r\n") {
 					t.Fatalf("answered %+v, %v, output %q; want the Ctrl-C's no answer", ans, err, f.out.String())
 				}
@@ -317,10 +324,7 @@ func TestConverseEnterAloneAnswersOnceQuiet(t *testing.T) {
 		} {
 			t.Run(name+"/"+what, func(t *testing.T) {
 				t.Parallel()
-				f := &fakeTTY{script: script}
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				ans, err := converse(ctx, f, r, guard)
+				f, ans, err := converseScript(r, guard, script)
 				if err != nil || !ans.Approved {
 					t.Fatalf("answered %+v, %v; want the default", ans, err)
 				}
