@@ -27,7 +27,7 @@ const (
 	noteBadText     = "%v; type it again"
 	noteOnlyOne     = "Pick only one. "
 	noteNothing     = "Type a number, or Ctrl-C for %s. "
-	noteHeld        = "Keys held down or pasted answer nothing; press Enter once. "
+	noteHeld        = "Held keys are ignored; press Enter once. "
 
 	// How the prompt line ends when the prompt closes without an answer.
 	endCancelled = "^C"

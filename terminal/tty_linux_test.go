@@ -169,3 +169,51 @@ func TestPromptOnAPseudoTerminal(t *testing.T) {
 		t.Errorf("the prompt held no terminal lock: %v", err)
 	}
 }
+
+// Enter held down at a real (pseudo) terminal, from before the prompt
+// appeared to well after its guard, presses no default button: the keys
+// arrive through raw mode as a person's would, timed by the wall clock,
+// and the prompt still waits once they stop. Ctrl-C then cancels.
+func TestHeldEnterOnAPseudoTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	tm := &Terminal{dev: &ttyDevice{fd: slave}, close: func() error { return nil }, name: "pty", lockID: "tty-held"}
+	r := confirmRequest()
+	r.DefaultApprove = true
+	type result struct {
+		approved bool
+		err      error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	held := make(chan struct{})
+	go func() {
+		// A key repeating 30 times a second for 1.5 s.
+		defer close(held)
+		for range 45 {
+			if _, err := unix.Write(master, []byte("\r")); err != nil {
+				return
+			}
+			time.Sleep(33 * time.Millisecond)
+		}
+	}()
+	go func() {
+		ans, err := tm.Backend(t.TempDir()).Ask(ctx, r)
+		done <- result{ans.Approved, err}
+	}()
+	var out strings.Builder
+	readMaster(t, master, &out, "[Y/n] ")
+	<-held
+	select {
+	case res := <-done:
+		t.Fatalf("a held Enter answered: %+v; the terminal showed %q", res, out.String())
+	case <-time.After(2 * settle):
+	}
+	readMaster(t, master, &out, noteHeld)
+	if _, err := unix.Write(master, []byte("\x03")); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.err != nil || res.approved {
+		t.Fatalf("Ctrl-C after the held Enter: %+v", res)
+	}
+}
