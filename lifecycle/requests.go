@@ -66,7 +66,6 @@ func (e *Engine) Find(key string) (store.Record, error) {
 		sort.Strings(ways)
 		return store.Record{}, fmt.Errorf("%w: "+msgKeyManyWays, ErrUnknownKey, key, strings.Join(ways, ", "))
 	}
-	found = append(keyed, found...)
 	switch {
 	case len(keyed) == 1:
 		return keyed[0], nil
