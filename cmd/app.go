@@ -72,6 +72,10 @@ func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
 // exit code, printing any error that has not been printed yet.
 func (a *app) execute(args []string) int {
 	root := newRootCommand(a)
+	if args == nil {
+		// cobra reads os.Args for nil arguments; these are the whole input.
+		args = []string{}
+	}
 	root.SetArgs(args)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)

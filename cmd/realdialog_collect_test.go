@@ -140,11 +140,13 @@ func TestRealDialogCollectDenialAndExpiry(t *testing.T) {
 	}
 
 	expire := h.title("RD-collectexpire")
-	args = []string{"--json", "--remember", "1s", "--timeout", "3s", "--wait", "1s", "--title", expire, "--message", "nobody answers"}
+	args = []string{"--json", "--remember", "1s", "--timeout", "6s", "--wait", "1s", "--title", expire, "--message", "nobody answers"}
 	o = h.run(args...)
 	h.expect(o, 3, lifecycle.StatusPending)
+	// --timeout leaves a slow machine time to map the window before it
+	// closes by itself.
 	h.waitWindow(expire)
-	h.waitNoWindow(expire, 10*time.Second)
+	h.waitNoWindow(expire, 15*time.Second)
 	sleepUntil(h.answeredAt(o.res.Key).Add(2 * time.Second))
 	o = h.run(args...)
 	h.expect(o, 5, lifecycle.StatusExpired)

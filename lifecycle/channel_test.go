@@ -471,7 +471,7 @@ func TestAttachedChannelStartedLateIsWaitedFor(t *testing.T) {
 
 	done := make(chan Result, 1)
 	go func() { done <- te.ask(c) }()
-	time.Sleep(200 * time.Millisecond) // joined, waiting on the lock
+	time.Sleep(time.Second) // joined, waiting on the lock, even on a loaded machine
 	// That prompt dies just before this caller's first wait would end
 	// (Timeout plus its grace), and this caller asks itself.
 	te.advance(attachedGrace + c.Timeout - 500*time.Millisecond)

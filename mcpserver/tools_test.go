@@ -784,7 +784,10 @@ func TestWaitingCallsGetTheAnswer(t *testing.T) {
 	for range calls {
 		go func() { results <- ts.call("confirm", args) }()
 	}
-	time.Sleep(50 * time.Millisecond)
+	// Time for every call to make its first look and wait on the open
+	// dialog; a call that looked only after the answer would read it as
+	// remembered. Generous, as machines under load are slow to schedule.
+	time.Sleep(500 * time.Millisecond)
 	env.answer(id, store.Denied)
 	for range calls {
 		select {

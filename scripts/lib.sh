@@ -65,7 +65,7 @@ start_xvfb() {
   XVFB_PID=$!
   at_exit 'kill "$XVFB_PID" 2>/dev/null || true'
   local i
-  for i in $(seq 1 100); do
+  for i in $(seq 1 400); do
     [ -S "/tmp/.X11-unix/X$n" ] && break
     sleep 0.05
   done
