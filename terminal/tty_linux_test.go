@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
 // openPTY opens a pseudo terminal pair with /dev/ptmx, not as this
@@ -34,6 +36,30 @@ func openPTY(t *testing.T) (master, slave int) {
 	}
 	t.Cleanup(func() { unix.Close(slave) })
 	return master, slave
+}
+
+// ptyTerminal is a Terminal on a fresh pseudo terminal, with the master
+// side a test types on and reads the screen from.
+func ptyTerminal(t *testing.T, lockID string) (master int, tm *Terminal) {
+	t.Helper()
+	master, slave := openPTY(t)
+	return master, &Terminal{dev: &ttyDevice{fd: slave}, close: func() error { return nil }, name: "pty", lockID: lockID}
+}
+
+// ptyAnswer is what a prompt's Ask returned.
+type ptyAnswer struct {
+	approved bool
+	err      error
+}
+
+// askAsync asks b in the background; the channel receives its answer.
+func askAsync(ctx context.Context, b dialog.Backend, r dialog.Request) <-chan ptyAnswer {
+	done := make(chan ptyAnswer, 1)
+	go func() {
+		ans, err := b.Ask(ctx, r)
+		done <- ptyAnswer{ans.Approved, err}
+	}()
+	return done
 }
 
 // readMaster collects what the program wrote to the terminal, until want
@@ -128,25 +154,16 @@ func TestTTYDeviceOnAPseudoTerminal(t *testing.T) {
 // question appears, a y typed before it is dropped, and y Enter after it
 // approves.
 func TestPromptOnAPseudoTerminal(t *testing.T) {
-	master, slave := openPTY(t)
+	master, tm := ptyTerminal(t, "tty-test")
 	dir := t.TempDir()
-	tm := &Terminal{dev: &ttyDevice{fd: slave}, close: func() error { return nil }, name: "pty", lockID: "tty-test"}
 	if _, err := unix.Write(master, []byte("y\r")); err != nil {
 		t.Fatal(err)
 	}
-	type result struct {
-		approved bool
-		err      error
-	}
-	done := make(chan result, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	p := tm.Backend(dir).(*prompt)
 	p.guard = 100 * time.Millisecond
-	go func() {
-		ans, err := p.Ask(ctx, confirmRequest())
-		done <- result{ans.Approved, err}
-	}()
+	done := askAsync(ctx, p, confirmRequest())
 	var out strings.Builder
 	readMaster(t, master, &out, "[y/N] ")
 	select {
@@ -202,15 +219,9 @@ const (
 // what the prompt made of it, unless the writer stalled: it returns the
 // longest gap between two of its keys.
 func holdEnter(t *testing.T) time.Duration {
-	master, slave := openPTY(t)
-	tm := &Terminal{dev: &ttyDevice{fd: slave}, close: func() error { return nil }, name: "pty", lockID: "tty-held"}
+	master, tm := ptyTerminal(t, "tty-held")
 	r := confirmRequest()
 	r.DefaultApprove = true
-	type result struct {
-		approved bool
-		err      error
-	}
-	done := make(chan result, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var gap time.Duration
@@ -231,10 +242,7 @@ func holdEnter(t *testing.T) time.Duration {
 			time.Sleep(keyRepeat)
 		}
 	}()
-	go func() {
-		ans, err := tm.Backend(t.TempDir()).Ask(ctx, r)
-		done <- result{ans.Approved, err}
-	}()
+	done := askAsync(ctx, tm.Backend(t.TempDir()), r)
 	var out strings.Builder
 	readMaster(t, master, &out, "[Y/n] ")
 	<-held
