@@ -50,6 +50,10 @@ func Main() int {
 // execute runs c with args and returns the exit code, printing an error as
 // ask-confirm does: a mistake in the command line exits 2, anything else 8.
 func execute(c *cobra.Command, args []string, stderr io.Writer) int {
+	if args == nil {
+		// cobra reads os.Args for nil arguments; these are the whole input.
+		args = []string{}
+	}
 	c.SetArgs(args)
 	c.SetErr(stderr)
 	c.SilenceErrors, c.SilenceUsage = true, true
