@@ -21,7 +21,7 @@ import (
 // Main runs ask-confirm with the process's arguments and returns its exit
 // code. A holder started by the engine runs here too.
 func Main() int {
-	if code, ok := lifecycle.HolderMain(os.Args[1:]); ok {
+	if code, ok := lifecycle.HolderMain(os.Args[1:], lifecycle.Config{}); ok {
 		return code
 	}
 	a := newApp(lifecycle.Config{}, os.Stdout, os.Stderr)

@@ -640,9 +640,11 @@ func TestCLILostLockRaceIsNotASupersede(t *testing.T) {
 		})
 		return err
 	}
-	released := holdSharedLock(t, f.paths, id, 200*time.Millisecond)
+	release := holdSharedLock(t, f.paths, id)
+	// Let go while the call waits, so its start is retried.
+	time.AfterFunc(200*time.Millisecond, release)
 	r := f.run("--json", "--scope", "/repo", "--key", "release", "--message", "Tag v2 instead?", "--wait", "10s")
-	<-released
+	release()
 	f.expectCode(r, lifecycle.ExitApproved)
 	if n := f.spawnCount(); n != 1 {
 		t.Fatalf("holder started %d times, want 1", n)
@@ -661,9 +663,10 @@ func TestCLILostLockRaceAtTheDeadlineIsPending(t *testing.T) {
 	f.fixClock(cliNow)
 	f.seed(cliRequest("Tag v1?", "/repo", "release"), store.Approved, time.Second)
 	req := cliRequest("Tag v2 instead?", "/repo", "release")
-	released := holdSharedLock(t, f.paths, req.Identity(), 500*time.Millisecond)
+	release := holdSharedLock(t, f.paths, req.Identity())
+	// Held for the whole call, however long a busy machine makes it.
 	r := f.run("--json", "--scope", "/repo", "--key", "release", "--message", "Tag v2 instead?", "--wait", "0")
-	<-released
+	release()
 	f.expectCode(r, lifecycle.ExitPending)
 	if !r.res.ShouldRetry || r.res.Rendered {
 		t.Fatalf("result %+v, want a pending request to retry", r.res)
@@ -674,8 +677,9 @@ func TestCLILostLockRaceAtTheDeadlineIsPending(t *testing.T) {
 }
 
 // holdSharedLock takes identity id's lock shared, as a waiter testing it
-// does, for d; the returned channel closes once it is let go.
-func holdSharedLock(t *testing.T, paths store.Paths, id string, d time.Duration) <-chan struct{} {
+// does, until the returned function, which may be called more than once,
+// lets it go.
+func holdSharedLock(t *testing.T, paths store.Paths, id string) (release func()) {
 	t.Helper()
 	if err := store.EnsureDir(paths.Locks); err != nil {
 		t.Fatal(err)
@@ -684,13 +688,10 @@ func holdSharedLock(t *testing.T, paths store.Paths, id string, d time.Duration)
 	if ok, err := l.TryRLock(); err != nil || !ok {
 		t.Fatalf("taking the lock shared: %v %v", ok, err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(d)
-		l.Unlock()
-	}()
-	return done
+	var once sync.Once
+	release = func() { once.Do(func() { l.Unlock() }) }
+	t.Cleanup(release)
+	return release
 }
 
 func TestCLIJSONIsOneLineForEveryOutcome(t *testing.T) {

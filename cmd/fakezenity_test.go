@@ -9,9 +9,41 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
-func init() { testPrograms["zenity"] = fakeZenity }
+func init() {
+	testPrograms["zenity"] = fakeZenity
+	testPrograms["ask-confirm"] = testAskConfirm
+}
+
+// Test-only settings of a holder's engine, as Go durations. Only this test
+// binary reads them; the shipped binary's holder always runs with the
+// engine's defaults.
+const (
+	holderHumanAnswerEnv = "ASK_CONFIRM_TEST_HUMAN_ANSWER"
+	holderSettleEnv      = "ASK_CONFIRM_TEST_SETTLE"
+)
+
+// testAskConfirm is ask-confirm as the end-to-end tests run it: Main, but
+// a holder takes its engine's render thresholds from holderHumanAnswerEnv
+// and holderSettleEnv where a test sets them, so that a test that needs a
+// dialog program's exit to read as "never rendered" gets that verdict
+// however slowly the loaded machine starts the program.
+func testAskConfirm() {
+	var c lifecycle.Config
+	if d, err := time.ParseDuration(os.Getenv(holderHumanAnswerEnv)); err == nil {
+		c.HumanAnswer = d
+	}
+	if d, err := time.ParseDuration(os.Getenv(holderSettleEnv)); err == nil {
+		c.Settle = d
+	}
+	if code, ok := lifecycle.HolderMain(os.Args[1:], c); ok {
+		os.Exit(code)
+	}
+	os.Exit(Main())
+}
 
 // fakeZenityDirEnv names the directory through which a test drives the
 // scripted zenity. Only this test binary reads it; the shipped binary has no

@@ -197,6 +197,37 @@ type running struct {
 	err     error
 }
 
+// nothingRenders makes every dialog program that the holders of this
+// harness start count as one whose window never appeared, however long it
+// runs: a test of render failures then gets its verdict from the product's
+// rule, not from how fast a loaded machine starts a program. It returns
+// the function that undoes it.
+func (h *harness) nothingRenders() (undo func()) {
+	env := h.env
+	h.env = append(h.env[:len(h.env):len(h.env)], holderHumanAnswerEnv+"=1h", holderSettleEnv+"=1h")
+	return func() { h.env = env }
+}
+
+// waitAnswered waits until every request in the store has ended: the
+// holder has written the answer that a person gave, so that a call made
+// next collects it (remembered) rather than joining a holder that a busy
+// machine has not yet let write it.
+func (h *harness) waitAnswered() {
+	h.t.Helper()
+	eventually(h.t, 30*time.Second, "the answer to be on record", func() bool {
+		recs, err := store.New(filepath.Join(h.dir, "cache", "ask-confirm", "answers.db")).List()
+		if err != nil || len(recs) == 0 {
+			return false
+		}
+		for _, r := range recs {
+			if !r.Status.Final() {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // start runs ask-confirm with args in the background.
 func (h *harness) start(args ...string) *running {
 	h.t.Helper()
@@ -355,7 +386,7 @@ func (h *harness) fakeHolder(pid int) int {
 func (h *harness) waitShown(n int) []int {
 	h.t.Helper()
 	var shown []int
-	eventually(h.t, 20*time.Second, fmt.Sprintf("%d scripted dialog(s) shown", n), func() bool {
+	eventually(h.t, 30*time.Second, fmt.Sprintf("%d scripted dialog(s) shown", n), func() bool {
 		shown = shown[:0]
 		for _, pid := range h.liveDialogs() {
 			if _, err := os.Stat(filepath.Join(h.fakeDir, "shown-"+strconv.Itoa(pid))); err == nil {
@@ -441,7 +472,7 @@ func (h *harness) windows(title string) []string {
 func (h *harness) waitWindow(title string) string {
 	h.t.Helper()
 	var ws []string
-	eventually(h.t, 20*time.Second, "one window titled "+title, func() bool {
+	eventually(h.t, 30*time.Second, "one window titled "+title, func() bool {
 		ws = h.windows(title)
 		return len(ws) == 1
 	})
@@ -456,7 +487,7 @@ func (h *harness) waitWindow(title string) string {
 func (h *harness) waitStable(w string) {
 	h.t.Helper()
 	last := ""
-	eventually(h.t, 10*time.Second, "a stable layout of window "+w, func() bool {
+	eventually(h.t, 30*time.Second, "a stable layout of window "+w, func() bool {
 		geo := xdotool(h.t, "getwindowgeometry", w)
 		stable := geo == last
 		last = geo

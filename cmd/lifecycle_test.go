@@ -33,6 +33,7 @@ func TestLifecycleApproveAndDeny(t *testing.T) {
 func TestLifecycleRenderFailureRetriesThenExits6(t *testing.T) {
 	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := newFakeHarness(t)
+	h.nothingRenders()
 	must(t, os.WriteFile(filepath.Join(h.fakeDir, "broken"), nil, 0o600))
 	o := h.run("--json", "--retries", "2", "--message", "never renders")
 	h.expect(o, 6, lifecycle.StatusFailed)
@@ -63,7 +64,7 @@ func TestLifecycleHolderKilledWhileShown(t *testing.T) {
 	must(t, syscall.Kill(holder, syscall.SIGKILL))
 
 	var second int
-	eventually(t, 10*time.Second, "a new dialog after the holder was killed", func() bool {
+	eventually(t, 30*time.Second, "a new dialog after the holder was killed", func() bool {
 		for _, pid := range h.liveDialogs() {
 			if pid != first {
 				second = pid
@@ -73,7 +74,7 @@ func TestLifecycleHolderKilledWhileShown(t *testing.T) {
 		return false
 	})
 	t.Logf("new dialog process %d %s after the kill", second, time.Since(killedAt))
-	eventually(t, 5*time.Second, "the orphaned dialog to be gone", func() bool { return !processAlive(first) })
+	eventually(t, 30*time.Second, "the orphaned dialog to be gone", func() bool { return !processAlive(first) })
 	h.waitShown(1)
 	h.answer("approve")
 	o := r.wait(30 * time.Second)
@@ -98,7 +99,7 @@ func TestLifecycleCancelClosesOrphanedDialog(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stdout, "cancelled") {
 		t.Fatalf("cancel: %d %s %s", o.code, o.stdout, o.stderr)
 	}
-	eventually(t, 5*time.Second, "the orphaned dialog to be closed", func() bool { return !processAlive(dialog) })
+	eventually(t, 30*time.Second, "the orphaned dialog to be closed", func() bool { return !processAlive(dialog) })
 	if st := h.status("orphan"); st.Status != lifecycle.StatusCancelled {
 		t.Fatalf("status after cancel: %+v", st)
 	}

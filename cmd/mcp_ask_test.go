@@ -79,7 +79,7 @@ func TestMCPRealAskPendingThenCollect(t *testing.T) {
 	expectResult(t, c, lifecycle.StatusPending, "Call ask again with exactly the same arguments")
 	h.typeInto(title, "v3", true)
 	h.key(title, "Return")
-	h.waitNoWindow(title, 5*time.Second)
+	h.waitNoWindow(title, 30*time.Second)
 	h.answeredAt(c.out.Key)
 	c = s.call("ask", args)
 	expectResult(t, c, lifecycle.StatusApproved, `The person answered: "v3".`)

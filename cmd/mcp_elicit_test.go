@@ -84,7 +84,7 @@ func TestMCPElicitRealDialogFirst(t *testing.T) {
 	h.click(title, "approve")
 	c := awaitCall(t, done, 30*time.Second)
 	expectResult(t, c, lifecycle.StatusApproved, "The person approved.")
-	h.waitNoWindow(title, 5*time.Second)
+	h.waitNoWindow(title, 30*time.Second)
 	if n := len(host.shown()); n != 0 {
 		t.Fatalf("the client was asked %d forms besides the dialog", n)
 	}

@@ -251,7 +251,7 @@ func TestRealDialogApproveFor(t *testing.T) {
 	title := h.title("RD-approve-for")
 	// Without the origin line, the three buttons fill the dialog's width,
 	// and the leftmost, approve-for, is at its left edge.
-	args := []string{"--json", "--no-origin", "--remember", "0", "--collect-within", "0", "--approve-for", "5s", "--title", title, "--message", "Restart the web server?"}
+	args := []string{"--json", "--no-origin", "--remember", "0", "--collect-within", "0", "--approve-for", "15s", "--title", title, "--message", "Restart the web server?"}
 	r := h.start(args...)
 	h.clickApproveFor(title)
 	o := r.wait(30 * time.Second)
@@ -280,7 +280,7 @@ func TestRealDialogApproveFor(t *testing.T) {
 	}
 	found := false
 	for _, ev := range h.history() {
-		found = found || (ev["event"] == "answered" && ev["approved_for"] == "5s" && ev["outcome"] == "approved")
+		found = found || (ev["event"] == "answered" && ev["approved_for"] == "15s" && ev["outcome"] == "approved")
 	}
 	if !found {
 		t.Fatalf("the history does not record the approval for 5s: %v", h.history())

@@ -57,7 +57,7 @@ func newSSHAgent(t *testing.T, h *harness, extra ...string) *sshAgent {
 			t.Logf("ssh-agent log:\n%s", log.String())
 		}
 	})
-	eventually(t, 10*time.Second, "the agent's socket", func() bool {
+	eventually(t, 30*time.Second, "the agent's socket", func() bool {
 		_, err := os.Stat(a.sock)
 		return err == nil
 	})
@@ -186,7 +186,7 @@ func TestAskpassExpiredConfirmationSignsNothing(t *testing.T) {
 	if s.wait(t, a) {
 		t.Fatal("an unanswered confirmation made a signature")
 	}
-	h.waitNoWindow(askpassTitle, 10*time.Second)
+	h.waitNoWindow(askpassTitle, 30*time.Second)
 	if n := h.countEvents("expired"); n != 1 {
 		t.Fatalf("%d expired events, want 1", n)
 	}
@@ -206,7 +206,7 @@ func TestAskpassRefusesPassphrasePrompt(t *testing.T) {
 	agent.Env = h.env
 	must(t, agent.Start())
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	eventually(t, 10*time.Second, "the agent's socket", func() bool {
+	eventually(t, 30*time.Second, "the agent's socket", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "agent.sock"))
 		return err == nil
 	})
@@ -226,7 +226,7 @@ func TestAskpassRefusesPassphrasePrompt(t *testing.T) {
 	if !strings.Contains(out.String(), "refusing a passphrase prompt") {
 		t.Fatalf("ssh-add's output lacks the refusal:\n%s", out.String())
 	}
-	if len(h.windows(askpassTitle)) != 0 || time.Since(start) > 10*time.Second {
+	if len(h.windows(askpassTitle)) != 0 || time.Since(start) > time.Minute {
 		t.Fatalf("the refusal took %s or showed a window", time.Since(start))
 	}
 	if n := h.countEvents("requested"); n != 0 {
@@ -261,5 +261,5 @@ func TestAskpassNoticeClosedBySIGTERM(t *testing.T) {
 		notice.Process.Kill()
 		t.Fatal("the notice did not exit on SIGTERM")
 	}
-	h.waitNoWindow(askpassTitle, 5*time.Second)
+	h.waitNoWindow(askpassTitle, 30*time.Second)
 }

@@ -18,7 +18,7 @@ import (
 func (h *harness) answeredAt(key string) time.Time {
 	h.t.Helper()
 	var at time.Time
-	eventually(h.t, 10*time.Second, "the answer to be on record", func() bool {
+	eventually(h.t, 30*time.Second, "the answer to be on record", func() bool {
 		o := h.run("status", key, "--json")
 		at = o.res.AnsweredAt
 		return o.code != int(lifecycle.ExitPending) && !at.IsZero()
@@ -36,7 +36,7 @@ func TestRealDialogCollectWithRememberZero(t *testing.T) {
 	o := h.run(args...)
 	h.expect(o, 3, lifecycle.StatusPending)
 	h.click(title, "approve")
-	h.waitNoWindow(title, 5*time.Second)
+	h.waitNoWindow(title, 30*time.Second)
 	h.answeredAt(o.res.Key)
 
 	o = h.run(args...)
@@ -146,7 +146,7 @@ func TestRealDialogCollectDenialAndExpiry(t *testing.T) {
 	// --timeout leaves a slow machine time to map the window before it
 	// closes by itself.
 	h.waitWindow(expire)
-	h.waitNoWindow(expire, 15*time.Second)
+	h.waitNoWindow(expire, 30*time.Second)
 	sleepUntil(h.answeredAt(o.res.Key).Add(2 * time.Second))
 	o = h.run(args...)
 	h.expect(o, 5, lifecycle.StatusExpired)

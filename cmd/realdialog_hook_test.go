@@ -94,7 +94,7 @@ func TestRealDialogHookAllow(t *testing.T) {
 			if v, _ := c.verdict(t, r.wait(30*time.Second)); v != "allow" {
 				t.Fatalf("Allow clicked, the host was told %s", v)
 			}
-			h.waitNoWindow(c.title, 5*time.Second)
+			h.waitNoWindow(c.title, 30*time.Second)
 		})
 	}
 }
@@ -121,17 +121,20 @@ func TestRealDialogHookNobodyAnswers(t *testing.T) {
 		t.Run(hh.name, func(t *testing.T) {
 			h := newRealHarness(t)
 			c := newHookCall(h, hh, "HK-silent", "terraform apply")
-			r := c.start(h, "--wait", "2s")
+			// --wait leaves room for a loaded machine to map the window
+			// before the hook gives up on it.
+			r := c.start(h, "--wait", "8s")
 			h.waitWindow(c.title)
-			o := r.wait(30 * time.Second)
+			o := r.wait(60 * time.Second)
 			v, reason := c.verdict(t, o)
-			if v != "back" || reason != "ask-confirm: nobody answered the dialog within 2s; it was closed" {
+			if v != "back" || reason != "ask-confirm: nobody answered the dialog within 8s; it was closed" {
 				t.Fatalf("the host was told %s %q, want the question handed back", v, reason)
 			}
-			if o.elapsed > 10*time.Second {
+			// A hook that waited for the dialog's --timeout (5 min) instead.
+			if o.elapsed > 45*time.Second {
 				t.Fatalf("--wait 2s handed back after %s", o.elapsed)
 			}
-			h.waitNoWindow(c.title, 5*time.Second)
+			h.waitNoWindow(c.title, 30*time.Second)
 			if n := h.countEvents("withdrawn"); n != 1 {
 				t.Fatalf("history holds %d withdrawn events, want 1", n)
 			}
@@ -155,7 +158,7 @@ func TestRealDialogHookStoppedClosesItsDialog(t *testing.T) {
 			if v, reason := c.verdict(t, o); v != "back" || !strings.Contains(reason, "the hook was stopped") {
 				t.Fatalf("a stopped hook told the host %s %q", v, reason)
 			}
-			h.waitNoWindow(c.title, 5*time.Second)
+			h.waitNoWindow(c.title, 30*time.Second)
 			if n := h.countEvents("withdrawn"); n != 1 {
 				t.Fatalf("history holds %d withdrawn events, want 1", n)
 			}
@@ -178,7 +181,7 @@ func TestRealDialogHookKilledThenCollected(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			h.waitWindow(c.title) // the dialog outlived its hook
 			h.click(c.title, "approve")
-			h.waitNoWindow(c.title, 5*time.Second)
+			h.waitNoWindow(c.title, 30*time.Second)
 
 			o := c.start(h, "--wait", "30s").wait(30 * time.Second)
 			if v, reason := c.verdict(t, o); v != "allow" {

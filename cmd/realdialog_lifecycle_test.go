@@ -27,6 +27,9 @@ func TestRealDialogBrokenBackendExits6ThenRecovers(t *testing.T) {
 	must(t, os.Mkdir(broken, 0o700))
 	must(t, os.WriteFile(filepath.Join(broken, "zenity"), []byte("#!/bin/sh\necho 'zenity: cannot load GTK' >&2\nexit 255\n"), 0o700))
 	realEnv := h.env
+	// However slowly a loaded machine runs the script, its exit is a
+	// dialog that never rendered: no "shown" event, no Rendered.
+	h.nothingRenders()
 	h.env = prependPath(h.env, broken)
 	args := []string{"--json", "--title", h.title("RD-broken"), "--message", "Backend is broken"}
 	o := h.run(args...)
@@ -56,7 +59,7 @@ func TestRealDialogHolderKilledWhileCallerWaits(t *testing.T) {
 	killed := time.Now()
 
 	// Never two windows; within about a second a new dialog process owns it.
-	eventually(t, 5*time.Second, "a new dialog after the holder was killed", func() bool {
+	eventually(t, 30*time.Second, "a new dialog after the holder was killed", func() bool {
 		ws := h.windows(title)
 		if len(ws) > 1 {
 			t.Fatalf("%d windows at once for one request", len(ws))
@@ -74,9 +77,7 @@ func TestRealDialogHolderKilledWhileCallerWaits(t *testing.T) {
 	h.click(title, "approve")
 	o := r.wait(30 * time.Second)
 	h.expect(o, 0, lifecycle.StatusApproved)
-	if o.res.Attempt != 2 {
-		t.Fatalf("attempt %d, want 2", o.res.Attempt)
-	}
+	h.expectAttempts(o.res, 2)
 }
 
 func TestRealDialogSupersedeByKey(t *testing.T) {
@@ -99,7 +100,7 @@ func TestRealDialogSupersedeByKey(t *testing.T) {
 	newer := h.start("--json", "--key", "release", "--title", newTitle, "--message", "Tag v2 instead?")
 	h.expect(old.wait(30*time.Second), 7, lifecycle.StatusSuperseded)
 	h.expect(joined.wait(30*time.Second), 7, lifecycle.StatusSuperseded)
-	h.waitNoWindow(oldTitle, 5*time.Second)
+	h.waitNoWindow(oldTitle, 30*time.Second)
 	h.click(newTitle, "approve")
 	o := newer.wait(30 * time.Second)
 	h.expect(o, 0, lifecycle.StatusApproved)
@@ -120,7 +121,7 @@ func TestRealDialogCancelCommand(t *testing.T) {
 	// The holder records "shown" once the dialog program has run for a
 	// moment (150 ms), which may be just after the window maps.
 	var list []lifecycle.Entry
-	eventually(t, 5*time.Second, "list to show the open request as shown", func() bool {
+	eventually(t, 30*time.Second, "list to show the open request as shown", func() bool {
 		list = h.list()
 		return len(list) == 1 && list[0].Status == "shown"
 	})
@@ -131,7 +132,7 @@ func TestRealDialogCancelCommand(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stdout, "cancelled") {
 		t.Fatalf("cancel: %d %s %s", o.code, o.stdout, o.stderr)
 	}
-	h.waitNoWindow(title, 5*time.Second)
+	h.waitNoWindow(title, 30*time.Second)
 	w := waiter.wait(30 * time.Second)
 	h.expect(w, 1, lifecycle.StatusCancelled)
 	if st := h.status(list[0].Identity); st.Status != lifecycle.StatusCancelled || st.ExitCode != 1 {
@@ -199,6 +200,27 @@ func (h *harness) onlyRecord() store.Record {
 		h.t.Fatalf("%d records in the store, want 1", len(recs))
 	}
 	return recs[0]
+}
+
+// expectAttempts checks that the request of r took want attempts, plus one
+// for each time GNOME zenity died by itself before its window appeared and
+// the holder showed the dialog again, as the history records it. Real zenity
+// does that now and then (DESIGN.md), more often on a busy machine; any
+// other extra attempt fails the test.
+func (h *harness) expectAttempts(r lifecycle.Result, want int) {
+	h.t.Helper()
+	retried := 0
+	for _, e := range h.history() {
+		if e["identity"] == r.Key && e["event"] == "failed" && e["reason"] == "the dialog program exited before its window could appear" {
+			retried++
+		}
+	}
+	if r.Attempt != want+retried {
+		h.t.Fatalf("attempt %d, want %d and %d render retries", r.Attempt, want, retried)
+	}
+	if retried > 0 {
+		h.t.Logf("zenity died before its window appeared %d times; the holder showed the dialog again", retried)
+	}
 }
 
 // events returns the kinds of the history events of one identity, in order.

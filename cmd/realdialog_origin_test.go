@@ -46,7 +46,8 @@ func TestRealDialogShowsWhoAsks(t *testing.T) {
 	}
 
 	h.click(title, "approve")
-	h.waitNoWindow(title, 5*time.Second)
+	h.waitNoWindow(title, 30*time.Second)
+	h.waitAnswered()
 	// The same command from this test process, not deploy.sh.
 	o := h.run("--json", "--wait", "1s", "--title", title, "--message", "Ship v2?")
 	h.expect(o, 0, lifecycle.StatusApproved)

@@ -26,7 +26,7 @@ func TestRealDialogApproveButton(t *testing.T) {
 	if o.res.Remembered || !o.res.Rendered || o.res.AnsweredAt.IsZero() || len(o.res.Key) != 64 {
 		t.Fatalf("unexpected fields: %+v", o.res)
 	}
-	h.waitNoWindow(h.title("RD-approve"), 5*time.Second)
+	h.waitNoWindow(h.title("RD-approve"), 30*time.Second)
 }
 
 func TestRealDialogCancelButton(t *testing.T) {
@@ -67,12 +67,14 @@ func TestRealDialogPendingThenCollect(t *testing.T) {
 	if !o.res.ShouldRetry || o.res.AnsweredAt.IsZero() == false {
 		t.Fatalf("pending result: %+v", o.res)
 	}
-	if o.elapsed > 10*time.Second {
+	// A caller that waited for the dialog would wait its --timeout (5 min).
+	if o.elapsed > time.Minute {
 		t.Fatalf("--wait 2s returned after %s", o.elapsed)
 	}
 	h.waitWindow(h.title("RD-pending")) // still on screen
 	h.click(h.title("RD-pending"), "approve")
-	h.waitNoWindow(h.title("RD-pending"), 5*time.Second)
+	h.waitNoWindow(h.title("RD-pending"), 30*time.Second)
+	h.waitAnswered()
 
 	o = h.run(args...)
 	h.expect(o, 0, lifecycle.StatusApproved)
@@ -93,7 +95,7 @@ func TestRealDialogTimeoutExpires(t *testing.T) {
 	h.waitWindow(h.title("RD-timeout"))
 	o := r.wait(30 * time.Second)
 	h.expect(o, 5, lifecycle.StatusExpired)
-	h.waitNoWindow(h.title("RD-timeout"), 5*time.Second)
+	h.waitNoWindow(h.title("RD-timeout"), 30*time.Second)
 }
 
 func TestRealDialogConcurrentCallersShareOneWindow(t *testing.T) {
@@ -116,10 +118,11 @@ func TestRealDialogConcurrentCallersShareOneWindow(t *testing.T) {
 func TestRealDialogNoDisplay(t *testing.T) {
 	h := newRealHarness(t)
 	h.env = withoutEnv(h.env, "DISPLAY")
-	o := h.run("--json", "--wait", "30s", "--title", h.title("RD-headless"), "--message", "Anyone there?")
+	o := h.run("--json", "--wait", "2m", "--title", h.title("RD-headless"), "--message", "Anyone there?")
 	h.expect(o, 4, lifecycle.StatusHeadless)
 	t.Logf("no display answered 4 in %s", o.elapsed)
-	if o.elapsed > 5*time.Second {
+	// A request that waited would wait out --wait (2 min).
+	if o.elapsed > time.Minute {
 		t.Fatalf("took %s: a headless request must not wait", o.elapsed)
 	}
 	if !strings.Contains(o.stderr, "--if-headless") {
@@ -153,7 +156,9 @@ func TestRealDialogShellCaptureReturnsAtWait(t *testing.T) {
 	if !strings.HasPrefix(string(out), "rc=3 ") || !strings.Contains(string(out), `"status":"pending"`) {
 		t.Fatalf("bash printed %q", out)
 	}
-	if elapsed > 8*time.Second {
+	// A holder that kept the pipe open keeps it until the dialog's
+	// --timeout (5 min).
+	if elapsed > time.Minute {
 		t.Fatalf("command substitution took %s with --wait 2s", elapsed)
 	}
 	h.waitWindow(h.title("RD-capture"))
@@ -214,7 +219,8 @@ func TestRealDialogSurvivesCallerGroupKill(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	h.waitWindow(h.title("RD-groupkill")) // the dialog outlived the group
 	h.click(h.title("RD-groupkill"), "approve")
-	h.waitNoWindow(h.title("RD-groupkill"), 5*time.Second)
+	h.waitNoWindow(h.title("RD-groupkill"), 30*time.Second)
+	h.waitAnswered()
 	o := h.run(args...)
 	h.expect(o, 0, lifecycle.StatusApproved)
 	if !o.res.Remembered {

@@ -396,7 +396,7 @@ func TestReliabilityHostileInput(t *testing.T) {
 			// markup turned off. On a loaded machine the dialog program
 			// may start after the caller's 1 s wait.
 			var calls []int
-			eventually(t, 15*time.Second, c.name+": a dialog starts", func() bool {
+			eventually(t, 30*time.Second, c.name+": a dialog starts", func() bool {
 				calls = h.fakeCalls()
 				return len(calls) > before
 			})

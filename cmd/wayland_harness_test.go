@@ -190,7 +190,7 @@ func (w *wlHarness) windows(title string) []wlWindow {
 func (w *wlHarness) waitWindow(title string) wlWindow {
 	w.t.Helper()
 	var ws []wlWindow
-	eventually(w.t, 20*time.Second, "one Wayland window titled "+title, func() bool {
+	eventually(w.t, 30*time.Second, "one Wayland window titled "+title, func() bool {
 		ws = w.windows(title)
 		return len(ws) == 1
 	})
@@ -205,7 +205,7 @@ func (w *wlHarness) waitWindow(title string) wlWindow {
 func (w *wlHarness) waitStable(title string) wlWindow {
 	w.t.Helper()
 	last := w.waitWindow(title)
-	eventually(w.t, 10*time.Second, "a stable layout of the Wayland window "+title, func() bool {
+	eventually(w.t, 30*time.Second, "a stable layout of the Wayland window "+title, func() bool {
 		time.Sleep(400 * time.Millisecond)
 		now := w.waitWindow(title)
 		stable := now == last
@@ -279,7 +279,7 @@ func (w *wlHarness) answer(title string, keys ...string) {
 			w.t.Logf("the window %s stayed open after %s; pressing again (try %d)", title, strings.Join(keys, ", "), try)
 		}
 		w.send(win, nil, args...)
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
 			ws := w.windows(title)
 			if len(ws) == 0 {

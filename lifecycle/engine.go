@@ -57,7 +57,28 @@ type Config struct {
 	// StoreLockTimeout bounds how long one store operation waits for
 	// another process's; zero is store.DefaultLockTimeout.
 	StoreLockTimeout time.Duration
+	// HumanAnswer is the earliest a person can have answered; zero is
+	// DefaultHumanAnswer. A dialog program that ends sooner, or an answer
+	// a Channel brings sooner, was never seen by a person: the request
+	// fails and is shown again. Tests set it to read any answer as too
+	// soon, or none, whatever the machine's load.
+	HumanAnswer time.Duration
+	// Settle is how long a dialog program must keep running before its
+	// window counts as shown; zero is DefaultSettle.
+	Settle time.Duration
 }
+
+// Defaults of the engine's two render thresholds (Config.HumanAnswer and
+// Config.Settle).
+const (
+	// DefaultHumanAnswer: GNOME zenity now and then dies by itself about
+	// 0.3 s after exec with the exit code of Cancel, and no person can
+	// react to a window that fast.
+	DefaultHumanAnswer = 400 * time.Millisecond
+	// DefaultSettle: GNOME zenity maps its window 0.12 to 0.5 s after
+	// exec, and gives up on a display it cannot open in about 0.14 s.
+	DefaultSettle = 150 * time.Millisecond
+)
 
 // Engine runs requests for one front end. It holds no open file between
 // calls; many Engines, in many processes, share one store.
@@ -73,16 +94,14 @@ type Engine struct {
 	// holder, which records its caller's (Record.CallerDir).
 	dir string
 	// settle is how long a dialog program must keep running before its
-	// window counts as shown: GNOME zenity maps its window 0.12 to 0.5 s
-	// after exec, and gives up on a display it cannot open in about 0.14 s.
+	// window counts as shown (Config.Settle).
 	settle time.Duration
 	// holders counts the requests this engine shows through a Channel, in
 	// this process; Drain waits for them.
 	holders sync.WaitGroup
-	// humanAnswer is the earliest a person can have answered. The dialog
-	// program ending sooner, with any exit code, failed to render: GNOME
-	// zenity now and then dies by itself about 0.3 s after exec with the
-	// exit code of Cancel, and no person can react to a window that fast.
+	// humanAnswer is the earliest a person can have answered
+	// (Config.HumanAnswer). The dialog program ending sooner, with any
+	// exit code, failed to render.
 	humanAnswer time.Duration
 }
 
@@ -95,8 +114,14 @@ func New(c Config) *Engine {
 		detect:      c.Detect,
 		startHolder: c.StartHolder,
 		warnf:       c.Warn,
-		settle:      150 * time.Millisecond,
-		humanAnswer: 400 * time.Millisecond,
+		settle:      c.Settle,
+		humanAnswer: c.HumanAnswer,
+	}
+	if e.settle <= 0 {
+		e.settle = DefaultSettle
+	}
+	if e.humanAnswer <= 0 {
+		e.humanAnswer = DefaultHumanAnswer
 	}
 	if e.paths == (store.Paths{}) {
 		e.paths = store.DefaultPaths()
@@ -132,6 +157,11 @@ func (e *Engine) Paths() store.Paths { return e.paths }
 
 // Now is the engine's clock.
 func (e *Engine) Now() time.Time { return e.now() }
+
+// HumanAnswer is the earliest a person can have answered
+// (Config.HumanAnswer): a front end that relays a question itself reads an
+// answer sooner than this after the question went out as no person's.
+func (e *Engine) HumanAnswer() time.Duration { return e.humanAnswer }
 
 func (e *Engine) warn(err error) {
 	if e.warnf != nil {

@@ -37,8 +37,9 @@ func HolderArgs(id, content string) []string {
 // arguments (without the program name). For a holder's command line
 // (HolderArgs) it shows the stored request's dialog, records the answer and
 // returns the exit code with ok true. For anything else it does nothing and
-// returns ok false.
-func HolderMain(args []string) (code int, ok bool) {
+// returns ok false. The holder's engine has c's settings; a program passes
+// the zero Config, which takes the real paths, clock and dialogs.
+func HolderMain(args []string, c Config) (code int, ok bool) {
 	if len(args) == 0 || args[0] != holderCommand {
 		return 0, false
 	}
@@ -47,7 +48,7 @@ func HolderMain(args []string) (code int, ok bool) {
 		fmt.Fprintf(os.Stderr, msgHoldError+"\n", err)
 		return int(ExitUsage), true
 	}
-	e := New(Config{})
+	e := New(c)
 	// A holder records the events of its caller's request, in its
 	// caller's directory: its own is / (or the Windows directory).
 	e.dir = ""

@@ -197,7 +197,7 @@ type question struct {
 	form   *mcp.ElicitParams
 	answer chan formAnswer // buffered: the one answer
 	// sent is when a call last returned the form to the client (under
-	// questions.mu): an answer sooner than readTime after it is no
+	// questions.mu): an answer sooner than the engine's HumanAnswer after it is no
 	// person's, however long ago the form was first posed.
 	sent time.Time
 }
@@ -208,11 +208,6 @@ type formAnswer struct {
 	res     mcp.InputResponse
 	tooSoon bool
 }
-
-// readTime is the engine's human-answer threshold, applied to each
-// sending of a relayed form: a host that answers a form the instant it is
-// sent again did not show it to anyone.
-const readTime = 400 * time.Millisecond
 
 func newQuestions() *questions {
 	return &questions{open: map[string]*question{}, posed: make(chan struct{})}
@@ -271,7 +266,11 @@ func (qs *questions) pending(r dialog.Request) (*question, <-chan struct{}) {
 // follows the request (lifecycle.Call.Joined); the form is no longer open
 // to other calls. It returns nil for anything else, which the call ignores
 // as a retry of a form that has ended.
-func (qs *questions) take(r dialog.Request, p *mcp.CallToolParamsRaw) *handover {
+//
+// The engine's human-answer threshold applies to each sending of the form:
+// a host that answers a form the instant it is sent again did not show it
+// to anyone. e's clock times it.
+func (qs *questions) take(e *lifecycle.Engine, r dialog.Request, p *mcp.CallToolParamsRaw) *handover {
 	if p.RequestState == "" {
 		return nil
 	}
@@ -283,14 +282,14 @@ func (qs *questions) take(r dialog.Request, p *mcp.CallToolParamsRaw) *handover 
 		return nil
 	}
 	delete(qs.open, id)
-	return &handover{q: q, answer: formAnswer{res: p.InputResponses[decisionField], tooSoon: time.Since(q.sent) < readTime}}
+	return &handover{q: q, answer: formAnswer{res: p.InputResponses[decisionField], tooSoon: e.Now().Sub(q.sent) < e.HumanAnswer()}}
 }
 
 // send returns the tool result that puts q's form to the client, and
 // notes when it was sent.
-func (qs *questions) send(q *question) *mcp.CallToolResult {
+func (qs *questions) send(e *lifecycle.Engine, q *question) *mcp.CallToolResult {
 	qs.mu.Lock()
-	q.sent = time.Now()
+	q.sent = e.Now()
 	qs.mu.Unlock()
 	return q.inputRequest()
 }

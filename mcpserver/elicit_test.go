@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,6 +169,12 @@ func TestFormWhereNoDialogCanBeShown(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					t.Parallel()
 					env := newTestEnv(t).headless()
+					if tc.delay == 0 {
+						// An instant answer is one sooner than the
+						// threshold, however slow the machine: put the
+						// threshold out of any test's reach.
+						env.humanAnswer = time.Hour
+					}
 					p := answering(t, tc.delay, tc.answer)
 					ts := env.connectClient(20*time.Second, p.client(version))
 					title, message := "Deploy", "Ship v2 to production? ("+tc.name+")"
@@ -578,10 +585,17 @@ func TestDescriptionsSayHowThePersonIsAsked(t *testing.T) {
 // posed, did not show it to anyone, and approves nothing.
 func TestFormAnsweredAtOnceAfterResendingIsNotShown(t *testing.T) {
 	env := newTestEnv(t).headless()
+	// The engine's clock runs with the wall clock plus a skew the test
+	// moves: the form was first posed twice the threshold ago, and is
+	// answered at once (well within the threshold of 10 s, however slow
+	// the machine) after it was sent again.
+	var skew atomic.Int64
+	env.humanAnswer = 10 * time.Second
+	env.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	ts := env.connectClient(10*time.Second, testClient{version: multiRoundTripVersion, elicit: nobody(t).elicit, manual: true})
 	args := map[string]any{"message": "Rotate the keys?"}
 	first := ts.relayed(args, nil, "")
-	time.Sleep(readingTime)
+	skew.Add(int64(2 * env.humanAnswer))
 	again := ts.relayed(args, nil, "")
 	if again.token != first.token {
 		t.Fatalf("the form was posed anew (token %s, first %s)", again.token, first.token)

@@ -41,7 +41,7 @@ import (
 // Main runs ask-confirm-mcp with the process's arguments and returns its
 // exit code. A holder started by the engine runs here too.
 func Main() int {
-	if code, ok := lifecycle.HolderMain(os.Args[1:]); ok {
+	if code, ok := lifecycle.HolderMain(os.Args[1:], lifecycle.Config{}); ok {
 		return code
 	}
 	return execute(NewCommand(), os.Args[1:], os.Stderr)
@@ -378,7 +378,7 @@ func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, c lifecycle
 		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
 	}
 	if _, relayed := backendOf(c.Channel).(relayedForm); relayed {
-		if h := s.questions.take(c.Request, call.Params); h != nil {
+		if h := s.questions.take(s.engine, c.Request, call.Params); h != nil {
 			// Handed over once this call follows the request, so that the
 			// answer is this call's own; and in any case before it returns.
 			c.Joined = h.deliver
@@ -386,7 +386,7 @@ func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, c lifecycle
 		}
 		var q *question
 		if r, q, err = s.askOrRelay(ctx, c); q != nil {
-			return r, s.questions.send(q), nil
+			return r, s.questions.send(s.engine, q), nil
 		}
 		return r, nil, err
 	}

@@ -39,6 +39,10 @@ type testEnv struct {
 	session platform.Session
 	holders *fakeHolders
 	askWith string // the servers' --ask-with
+	// humanAnswer and now are the engines' Config.HumanAnswer and
+	// Config.Now; zero takes the engine's own.
+	humanAnswer time.Duration
+	now         func() time.Time
 }
 
 // newTestEnv returns an environment where a person can be asked and holders
@@ -127,6 +131,8 @@ func (env *testEnv) connectClient(wait time.Duration, tc testClient) *testServer
 		Detect:      func() platform.Session { return env.session },
 		StartHolder: env.holders.start,
 		Warn:        s.warn,
+		HumanAnswer: env.humanAnswer,
+		Now:         env.now,
 	})
 	ts.s = s
 

@@ -130,3 +130,89 @@ start_sway() {
   fi
   export ASK_CONFIRM_WAYLAND_RUNTIME_DIR="$dir" ASK_CONFIRM_WAYLAND_DISPLAY="$wl" ASK_CONFIRM_SWAYSOCK="$ipc"
 }
+
+# Phases: phase NAME CMD... runs CMD in the foreground, and background NAME
+# CMD... starts it in the background with its output kept aside (printed,
+# under a header, when await NAME collects it). Each records how long it
+# took and whether it passed, for phase_report, which prints them as a
+# table. Both return CMD's exit status (await does); neither stops the
+# script by itself.
+PHASES=()
+PHASE_DIR=""
+phase() {
+  local name=$1 start=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  PHASES+=("$name|$((SECONDS - start))|$rc")
+  return $rc
+}
+
+background() {
+  local name=$1
+  shift
+  if [ -z "$PHASE_DIR" ]; then
+    PHASE_DIR=$(mktemp -d)
+    at_exit 'rm -rf "$PHASE_DIR"'
+  fi
+  (
+    # Its own phases, for await to add to the table under it.
+    PHASES=()
+    start=$SECONDS rc=0
+    "$@" >"$PHASE_DIR/$name.log" 2>&1 </dev/null || rc=$?
+    if [ ${#PHASES[@]} -gt 0 ]; then printf '%s\n' "${PHASES[@]}" >"$PHASE_DIR/$name.phases"; fi
+    echo "$((SECONDS - start)) $rc" >"$PHASE_DIR/$name.done"
+  ) &
+  echo "$!" >"$PHASE_DIR/$name.pid"
+}
+
+await() {
+  local name=$1 secs rc p
+  wait "$(cat "$PHASE_DIR/$name.pid")" || true
+  echo "==== $name (ran in the background) ===="
+  cat "$PHASE_DIR/$name.log"
+  read -r secs rc <"$PHASE_DIR/$name.done" || { secs=0 rc=1; }
+  echo "==== $name: $([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)") in ${secs}s ===="
+  PHASES+=("$name (background)|$secs|$rc")
+  if [ -f "$PHASE_DIR/$name.phases" ]; then
+    while IFS= read -r p; do PHASES+=("  $p"); done <"$PHASE_DIR/$name.phases"
+  fi
+  return "$rc"
+}
+
+# go_test_phases LOG adds the time of each package that go test reported in
+# LOG to the table, under the phase that ran it.
+go_test_phases() {
+  local verdict pkg took
+  while read -r verdict pkg took _; do
+    case "$verdict" in
+      ok) PHASES+=("  ${pkg#github.com/ask-confirm/ask-confirm/}|${took%s}|0") ;;
+      FAIL) [ -n "$pkg" ] && PHASES+=("  ${pkg#github.com/ask-confirm/ask-confirm/}|${took%s}|1") ;;
+    esac
+  done < <(grep -E '^(ok|FAIL)[[:space:]]+github\.com/' "$1" || true)
+}
+
+phase_report() {
+  local p name secs rc
+  echo
+  echo "$(basename "$0"): where the time went (wall clock; background phases overlap the foreground)"
+  for p in "${PHASES[@]}"; do
+    IFS='|' read -r name secs rc <<<"$p"
+    printf '  %-44s %7ss  %s\n' "$name" "$secs" "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)")"
+  done
+  printf '  %-44s %7ss\n' "total" "$SECONDS"
+}
+
+# keep_cores_busy starts one busy loop per core in a process of its own,
+# each as eager for the CPU as the tests, and stops them when the calling
+# script exits: a machine that other work keeps busy.
+keep_cores_busy() {
+  local n i
+  n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)
+  BUSY_PIDS=()
+  for i in $(seq 1 "$n"); do
+    sh -c 'while :; do :; done' &
+    BUSY_PIDS+=("$!")
+  done
+  at_exit 'kill "${BUSY_PIDS[@]}" 2>/dev/null || true'
+  echo "$(basename "$0"): $n busy loops keep every core busy (pids ${BUSY_PIDS[*]})"
+}

@@ -78,13 +78,15 @@ func wsl() bool {
 	return IsWSL(os.Getenv, string(b))
 }
 
-// versionTimeout bounds a dialog program's --version: GNOME zenity opens
-// the display first and a wedged display must not hang the caller.
-const versionTimeout = 2 * time.Second
+// versionTimeout bounds a dialog program's --version and --help-general:
+// GNOME zenity opens the display first and a wedged display must not hang
+// the caller. It starts GTK in about 0.1 s; ten seconds leave a busy
+// machine room, and only doctor waits for it.
+const versionTimeout = 10 * time.Second
 
 // ProgramVersion runs the dialog program at path with --version and returns
 // what it printed. It fails if the program fails (GNOME zenity does without
-// a display) or takes longer than two seconds.
+// a display) or takes longer than versionTimeout.
 func ProgramVersion(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
