@@ -18,6 +18,7 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/hook"
+	"github.com/ask-confirm/ask-confirm/internal/hostreply"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/store"
@@ -69,45 +70,10 @@ func hookRequest(t *testing.T, host string, payload []byte) dialog.Request {
 	return p.Request(home)
 }
 
-// hookOutput is every field either host reads, to decode stdout strictly.
-type hookOutput struct {
-	HookSpecificOutput *struct {
-		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-		Decision                 *struct {
-			Behavior string `json:"behavior"`
-			Message  string `json:"message"`
-		} `json:"decision"`
-	} `json:"hookSpecificOutput"`
-	SystemMessage string `json:"systemMessage"`
-}
-
-// hookVerdict reads a hook's exit code and stdout: allow, deny or back
-// (the host asks its own way), and the reason given. It fails the test
-// unless the hook exited 0 with exactly one JSON object of a known shape.
+// hookVerdict reads a hook's reply as its host does (hostreply.Verdict).
 func hookVerdict(t *testing.T, r cliRun) (verdict, reason string) {
 	t.Helper()
-	if r.code != 0 || strings.Count(r.stdout, "\n") != 1 || !strings.HasSuffix(r.stdout, "}\n") {
-		t.Fatalf("exit %d, stdout %q; want exit 0 and one JSON line\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	var o hookOutput
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	dec.DisallowUnknownFields()
-	must(t, dec.Decode(&o))
-	s := o.HookSpecificOutput
-	switch {
-	case s == nil && o.SystemMessage != "":
-		return "back", o.SystemMessage
-	case s != nil && s.HookEventName == "PreToolUse" && s.PermissionDecision == "ask":
-		return "back", s.PermissionDecisionReason
-	case s != nil && s.HookEventName == "PreToolUse":
-		return s.PermissionDecision, s.PermissionDecisionReason
-	case s != nil && s.HookEventName == "PermissionRequest" && s.Decision != nil:
-		return s.Decision.Behavior, s.Decision.Message
-	}
-	t.Fatalf("stdout %s is neither a decision nor a hand-back", r.stdout)
-	return "", ""
+	return hostreply.Verdict(t, r.code, r.stdout, r.stderr)
 }
 
 // answeringHolder makes the fixture's holder start record status for the

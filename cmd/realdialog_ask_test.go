@@ -1,85 +1,22 @@
 //go:build e2e && unix
 
-package cmd
+package cmd_test
 
 import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
 // Real dialogs for the questions beyond yes or no: choose (a zenity list)
 // and input (a zenity entry), and the third button of approve-for.
-
-// typeInto focuses the dialog titled title once it is stable and types
-// text (after selecting what is there, for an entry), without closing it.
-func (h *harness) typeInto(title, text string, clear bool) {
-	h.t.Helper()
-	w := h.waitWindow(title)
-	h.waitStable(w)
-	xdoMu.Lock()
-	defer xdoMu.Unlock()
-	xdotool(h.t, "windowraise", w)
-	xdotool(h.t, "windowfocus", "--sync", w)
-	if clear {
-		xdotool(h.t, "key", "ctrl+a", "BackSpace")
-	}
-	if text != "" {
-		xdotool(h.t, "type", "--delay", "30", text)
-	}
-	h.acted = time.Now()
-}
-
-// tick clicks the check boxes of rows of the --multiple list titled title,
-// counted from 0. The list starts under a one-line message (tests pass
-// --no-origin): GTK 3 zenity draws the first row's box at (25, 46) of the
-// window and a row every 24 px. A miss shows as a wrong answer.
-func (h *harness) tick(title string, rows ...int) {
-	h.t.Helper()
-	h.tickFrom(title, 46, rows...)
-}
-
-// rowBelowOrigin is how much lower the first row of a list is with the
-// origin line under a one-line message: a blank line and the line itself.
-const rowBelowOrigin = 34
-
-// tickFrom is tick for a list whose first row's box is first px below the
-// top of the window.
-func (h *harness) tickFrom(title string, first int, rows ...int) {
-	h.t.Helper()
-	w := h.waitWindow(title)
-	h.waitStable(w)
-	xdoMu.Lock()
-	defer xdoMu.Unlock()
-	geo := h.geometry(w)
-	for _, row := range rows {
-		x, y := geo["X"]+25, geo["Y"]+first+24*row
-		xdotool(h.t, "mousemove", "--sync", "0", "0")
-		xdotool(h.t, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
-		xdotool(h.t, "click", "1")
-		time.Sleep(150 * time.Millisecond)
-	}
-}
-
-// clickApproveFor presses the leftmost of the three buttons, where GTK 3
-// zenity puts the extra one ("Approve for 1h"), in a dialog no wider than
-// its buttons, which then fill the bottom row.
-func (h *harness) clickApproveFor(title string) {
-	h.t.Helper()
-	h.untilClosed(title, "clicking approve-for", func(w string) {
-		geo := h.geometry(w)
-		xdotool(h.t, "mousemove", "--sync", "0", "0")
-		xdotool(h.t, "mousemove", "--sync", strconv.Itoa(geo["X"]+40), strconv.Itoa(geo["Y"]+geo["HEIGHT"]-22))
-		h.acted = time.Now()
-		xdotool(h.t, "click", "1")
-	})
-}
 
 var deployOptions = []string{"--option", "staging=the staging cluster", "--option", "production", "--option", "qa"}
 
@@ -91,60 +28,60 @@ func chooseArgs(title string, extra ...string) []string {
 // One option, picked with the keyboard as a person would (type to find,
 // Enter): its label alone on stdout, exit 0.
 func TestRealDialogChooseOne(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-choose")
-	r := h.start(chooseArgs(title)...)
-	h.typeInto(title, "prod", false)
-	h.key(title, "Return")
-	o := r.wait(30 * time.Second)
-	if o.code != 0 || o.stdout != "production\n" {
-		t.Fatalf("exit %d, stdout %q, want 0 and the label; stderr %s", o.code, o.stdout, o.stderr)
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-choose")
+	r := h.Start(chooseArgs(title)...)
+	h.TypeInto(title, "prod", false)
+	h.Key(title, "Return")
+	o := r.Wait(30 * time.Second)
+	if o.Code != 0 || o.Stdout != "production\n" {
+		t.Fatalf("exit %d, stdout %q, want 0 and the label; stderr %s", o.Code, o.Stdout, o.Stderr)
 	}
-	if !strings.Contains(o.stderr, "chosen: production") {
-		t.Fatalf("stderr %q", o.stderr)
+	if !strings.Contains(o.Stderr, "chosen: production") {
+		t.Fatalf("stderr %q", o.Stderr)
 	}
 	// The history names the choice: the labels are the question's own text.
 	found := false
-	for _, ev := range h.history() {
+	for _, ev := range h.History() {
 		if ev["event"] == "answered" {
 			found = reflect.DeepEqual(ev["answer"], []any{"production"})
 		}
 	}
 	if !found {
-		t.Fatalf("no answered event with the label: %v", h.history())
+		t.Fatalf("no answered event with the label: %v", h.History())
 	}
 }
 
 // Several options, ticked: each label on its own line, in the options'
 // order, and the JSON answer is their list.
 func TestRealDialogChooseSeveral(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-several")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-several")
 	args := []string{"choose", "--multiple", "--no-origin", "--title", title, "--message", "Run which checks?",
 		"--option", "lint", "--option", "unit", "--option", "e2e"}
-	r := h.start(args...)
-	h.tick(title, 0, 2)
-	h.click(title, "approve")
-	o := r.wait(30 * time.Second)
-	if o.code != 0 || o.stdout != "lint\ne2e\n" {
-		t.Fatalf("exit %d, stdout %q, want 0 and two labels; stderr %s", o.code, o.stdout, o.stderr)
+	r := h.Start(args...)
+	h.Tick(title, 0, 2)
+	h.Click(title, "approve")
+	o := r.Wait(30 * time.Second)
+	if o.Code != 0 || o.Stdout != "lint\ne2e\n" {
+		t.Fatalf("exit %d, stdout %q, want 0 and two labels; stderr %s", o.Code, o.Stdout, o.Stderr)
 	}
-	o = h.run(append(args, "--json")...)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if !o.res.Remembered || !reflect.DeepEqual(o.res.Answer, []any{"lint", "e2e"}) {
-		t.Fatalf("remembered answer: %+v", o.res)
+	o = h.Run(append(args, "--json")...)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if !o.Res.Remembered || !reflect.DeepEqual(o.Res.Answer, []any{"lint", "e2e"}) {
+		t.Fatalf("remembered answer: %+v", o.Res)
 	}
 }
 
 func TestRealDialogChooseCancel(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-choose-cancel")
-	r := h.start(chooseArgs(title, "--json")...)
-	h.click(title, "cancel")
-	o := r.wait(30 * time.Second)
-	h.expect(o, 1, lifecycle.StatusDenied)
-	if o.res.Answer != nil {
-		t.Fatalf("a cancelled choice has an answer: %+v", o.res)
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-choose-cancel")
+	r := h.Start(chooseArgs(title, "--json")...)
+	h.Click(title, "cancel")
+	o := r.Wait(30 * time.Second)
+	h.Expect(o, 1, lifecycle.StatusDenied)
+	if o.Res.Answer != nil {
+		t.Fatalf("a cancelled choice has an answer: %+v", o.Res)
 	}
 }
 
@@ -152,30 +89,30 @@ func TestRealDialogChooseCancel(t *testing.T) {
 // answer without a dialog; the same options in another order are another
 // question, with a dialog of its own.
 func TestRealDialogChoosePendingThenCollect(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-choose-pending")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-choose-pending")
 	args := chooseArgs(title, "--json", "--wait", "2s")
-	o := h.run(args...)
-	h.expect(o, 3, lifecycle.StatusPending)
-	h.typeInto(title, "qa", false)
-	h.key(title, "Return")
-	h.answeredAt(o.res.Key)
-	o = h.run(args...)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if o.res.Answer != "qa" || !o.res.Remembered {
-		t.Fatalf("collected: %+v", o.res)
+	o := h.Run(args...)
+	h.Expect(o, 3, lifecycle.StatusPending)
+	h.TypeInto(title, "qa", false)
+	h.Key(title, "Return")
+	h.AnsweredAt(o.Res.Key)
+	o = h.Run(args...)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if o.Res.Answer != "qa" || !o.Res.Remembered {
+		t.Fatalf("collected: %+v", o.Res)
 	}
-	if n := h.dialogsRequested(); n != 1 {
+	if n := h.DialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs requested, want 1", n)
 	}
 
 	reordered := []string{"choose", "--json", "--wait", "2s", "--title", title, "--message", "Deploy to?",
 		"--option", "qa", "--option", "staging=the staging cluster", "--option", "production"}
-	o = h.run(reordered...)
-	h.expect(o, 3, lifecycle.StatusPending)
-	h.waitWindow(title)
-	h.click(title, "cancel")
-	if n := h.dialogsRequested(); n != 2 {
+	o = h.Run(reordered...)
+	h.Expect(o, 3, lifecycle.StatusPending)
+	h.WaitWindow(title)
+	h.Click(title, "cancel")
+	if n := h.DialogsRequested(); n != 2 {
 		t.Fatalf("%d dialogs requested, want 2: the reordered list is another question", n)
 	}
 }
@@ -183,17 +120,17 @@ func TestRealDialogChoosePendingThenCollect(t *testing.T) {
 // Text typed into the entry comes out on stdout; the history holds its
 // hash, never the text.
 func TestRealDialogInputTyped(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-input")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-input")
 	const text = "release v2.1 final"
-	r := h.start("input", "--title", title, "--message", "Name of the release?", "--default", "v2.0")
-	h.typeInto(title, text, true)
-	h.key(title, "Return")
-	o := r.wait(30 * time.Second)
-	if o.code != 0 || o.stdout != text+"\n" {
-		t.Fatalf("exit %d, stdout %q, want 0 and %q; stderr %s", o.code, o.stdout, text, o.stderr)
+	r := h.Start("input", "--title", title, "--message", "Name of the release?", "--default", "v2.0")
+	h.TypeInto(title, text, true)
+	h.Key(title, "Return")
+	o := r.Wait(30 * time.Second)
+	if o.Code != 0 || o.Stdout != text+"\n" {
+		t.Fatalf("exit %d, stdout %q, want 0 and %q; stderr %s", o.Code, o.Stdout, text, o.Stderr)
 	}
-	raw, err := os.ReadFile(filepath.Join(h.dir, "state", "ask-confirm", "history.jsonl"))
+	raw, err := os.ReadFile(filepath.Join(h.Dir, "state", "ask-confirm", "history.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,42 +141,42 @@ func TestRealDialogInputTyped(t *testing.T) {
 
 // An empty answer is an answer: exit 0 and an empty line.
 func TestRealDialogInputEmpty(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-input-empty")
-	r := h.start("input", "--json", "--title", title, "--message", "Any comment?", "--default", "none")
-	h.typeInto(title, "", true)
-	h.key(title, "Return")
-	o := r.wait(30 * time.Second)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if o.res.Answer != "" {
-		t.Fatalf("answer %#v, want the empty text", o.res.Answer)
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-input-empty")
+	r := h.Start("input", "--json", "--title", title, "--message", "Any comment?", "--default", "none")
+	h.TypeInto(title, "", true)
+	h.Key(title, "Return")
+	o := r.Wait(30 * time.Second)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if o.Res.Answer != "" {
+		t.Fatalf("answer %#v, want the empty text", o.Res.Answer)
 	}
 }
 
 func TestRealDialogInputCancel(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-input-cancel")
-	r := h.start("input", "--title", title, "--message", "Name?")
-	h.key(title, "Escape")
-	o := r.wait(30 * time.Second)
-	if o.code != 1 || o.stdout != "" {
-		t.Fatalf("exit %d, stdout %q, want 1 and nothing", o.code, o.stdout)
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-input-cancel")
+	r := h.Start("input", "--title", title, "--message", "Name?")
+	h.Key(title, "Escape")
+	o := r.Wait(30 * time.Second)
+	if o.Code != 1 || o.Stdout != "" {
+		t.Fatalf("exit %d, stdout %q, want 1 and nothing", o.Code, o.Stdout)
 	}
 }
 
 func TestRealDialogInputPendingThenCollect(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-input-pending")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-input-pending")
 	args := []string{"input", "--json", "--wait", "2s", "--title", title, "--message", "Tag name?"}
-	o := h.run(args...)
-	h.expect(o, 3, lifecycle.StatusPending)
-	h.typeInto(title, "v3", true)
-	h.key(title, "Return")
-	h.answeredAt(o.res.Key)
-	o = h.run(args...)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if o.res.Answer != "v3" || !o.res.Remembered {
-		t.Fatalf("collected: %+v", o.res)
+	o := h.Run(args...)
+	h.Expect(o, 3, lifecycle.StatusPending)
+	h.TypeInto(title, "v3", true)
+	h.Key(title, "Return")
+	h.AnsweredAt(o.Res.Key)
+	o = h.Run(args...)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if o.Res.Answer != "v3" || !o.Res.Remembered {
+		t.Fatalf("collected: %+v", o.Res)
 	}
 }
 
@@ -247,43 +184,43 @@ func TestRealDialogInputPendingThenCollect(t *testing.T) {
 // same request within it exits 0 without a dialog whatever --remember says,
 // a different request shows its own, and after the period a dialog shows.
 func TestRealDialogApproveFor(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-approve-for")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-approve-for")
 	// Without the origin line, the three buttons fill the dialog's width,
 	// and the leftmost, approve-for, is at its left edge.
 	args := []string{"--json", "--no-origin", "--remember", "0", "--collect-within", "0", "--approve-for", "15s", "--title", title, "--message", "Restart the web server?"}
-	r := h.start(args...)
-	h.clickApproveFor(title)
-	o := r.wait(30 * time.Second)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if o.res.ApprovedUntil.IsZero() {
-		t.Fatalf("no approved_until: %+v", o.res)
+	r := h.Start(args...)
+	h.ClickApproveFor(title)
+	o := r.Wait(30 * time.Second)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if o.Res.ApprovedUntil.IsZero() {
+		t.Fatalf("no approved_until: %+v", o.Res)
 	}
-	o = h.run(args...)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if !o.res.Remembered || h.dialogsRequested() != 1 {
-		t.Fatalf("within the period: %+v after %d dialogs", o.res, h.dialogsRequested())
+	o = h.Run(args...)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if !o.Res.Remembered || h.DialogsRequested() != 1 {
+		t.Fatalf("within the period: %+v after %d dialogs", o.Res, h.DialogsRequested())
 	}
 
 	other := append([]string{}, args...)
 	other[len(other)-1] = "Restart the database?"
-	r = h.start(append(other, "--wait", "20s")...)
-	h.click(title, "cancel")
-	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
+	r = h.Start(append(other, "--wait", "20s")...)
+	h.Click(title, "cancel")
+	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)
 
-	sleepUntil(o.res.ApprovedUntil.Add(200 * time.Millisecond))
-	r = h.start(args...)
-	h.click(title, "cancel")
-	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
-	if n := h.dialogsRequested(); n != 3 {
+	e2e.SleepUntil(o.Res.ApprovedUntil.Add(200 * time.Millisecond))
+	r = h.Start(args...)
+	h.Click(title, "cancel")
+	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)
+	if n := h.DialogsRequested(); n != 3 {
 		t.Fatalf("%d dialogs requested, want 3", n)
 	}
 	found := false
-	for _, ev := range h.history() {
+	for _, ev := range h.History() {
 		found = found || (ev["event"] == "answered" && ev["approved_for"] == "15s" && ev["outcome"] == "approved")
 	}
 	if !found {
-		t.Fatalf("the history does not record the approval for 5s: %v", h.history())
+		t.Fatalf("the history does not record the approval for 5s: %v", h.History())
 	}
 }
 
@@ -291,29 +228,29 @@ func TestRealDialogApproveFor(t *testing.T) {
 // window of the same request; the text is the answer, marked other, and
 // Cancel in that window is no answer.
 func TestRealDialogChooseOther(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("RD-other")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("RD-other")
 	args := chooseArgs(title, "--json", "--other")
-	r := h.start(args...)
-	h.typeInto(title, "Other", false)
-	h.key(title, "Return")
-	h.typeInto(title, "canary 5 percent", true)
-	h.key(title, "Return")
-	o := r.wait(30 * time.Second)
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if o.res.Answer != "canary 5 percent" || !o.res.Other {
-		t.Fatalf("answer %#v, other %v", o.res.Answer, o.res.Other)
+	r := h.Start(args...)
+	h.TypeInto(title, "Other", false)
+	h.Key(title, "Return")
+	h.TypeInto(title, "canary 5 percent", true)
+	h.Key(title, "Return")
+	o := r.Wait(30 * time.Second)
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if o.Res.Answer != "canary 5 percent" || !o.Res.Other {
+		t.Fatalf("answer %#v, other %v", o.Res.Answer, o.Res.Other)
 	}
-	raw, err := os.ReadFile(filepath.Join(h.dir, "state", "ask-confirm", "history.jsonl"))
-	must(t, err)
+	raw, err := os.ReadFile(filepath.Join(h.Dir, "state", "ask-confirm", "history.jsonl"))
+	e2e.Must(t, err)
 	if strings.Contains(string(raw), "canary") {
 		t.Fatalf("the history holds the typed text:\n%s", raw)
 	}
 
-	title = h.title("RD-other-cancel")
-	r = h.start(chooseArgs(title, "--json", "--other")...)
-	h.typeInto(title, "Other", false)
-	h.key(title, "Return")
-	h.key(title, "Escape")
-	h.expect(r.wait(30*time.Second), 1, lifecycle.StatusDenied)
+	title = h.Title("RD-other-cancel")
+	r = h.Start(chooseArgs(title, "--json", "--other")...)
+	h.TypeInto(title, "Other", false)
+	h.Key(title, "Return")
+	h.Key(title, "Escape")
+	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)
 }

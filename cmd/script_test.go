@@ -2,7 +2,7 @@
 
 // The scripts check exact exit codes through sh, so they run on Unix.
 
-package cmd
+package cmd_test
 
 import (
 	"path/filepath"

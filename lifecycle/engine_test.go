@@ -292,9 +292,23 @@ func TestJoinedCallerGetsTheAnswer(t *testing.T) {
 	c := testCall("Ship v2?")
 	c.Wait = 20 * time.Second
 	stop := te.fakeHolder(c)
+	// The engine's clock stands still: the caller waits until the answer.
+	joined := make(chan struct{})
+	c.Joined = func() { close(joined) }
 	done := make(chan Result, 1)
-	go func() { done <- te.ask(c) }()
-	time.Sleep(time.Second) // the caller has joined and waits on the lock, even on a loaded machine
+	go func() {
+		r, err := te.Ask(context.Background(), c)
+		if err != nil {
+			t.Errorf("Ask: %v", err)
+		}
+		done <- r
+	}()
+	select {
+	case <-joined:
+		// The caller follows the open request now: the answer is its own.
+	case r := <-done:
+		t.Fatalf("the caller returned %+v without joining the open dialog", r)
+	}
 	stop(store.Approved)
 	r := <-done
 	if r.ExitCode != ExitApproved || r.Remembered {

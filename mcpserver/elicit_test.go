@@ -321,6 +321,10 @@ func TestFormAnsweredAfterTheCallReturnedPending(t *testing.T) {
 			args := map[string]any{"message": "Merge the release branch?"}
 			c := ts.call("confirm", args)
 			expectResult(t, c, lifecycle.StatusPending, mcpPending)
+			// The form goes out while the call waits, and reaches the
+			// client when it does: on a loaded machine maybe only after
+			// the call's short wait.
+			eventuallyWithin(t, 30*time.Second, "the form shown", func() bool { return p.shown() > 0 })
 			if p.shown() != 1 {
 				t.Fatalf("%d forms shown", p.shown())
 			}
@@ -515,7 +519,13 @@ func TestServerStopEndsItsForms(t *testing.T) {
 // eventually waits up to 10 s for cond.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+	eventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+// eventuallyWithin is eventually, waiting at most timeout.
+func eventuallyWithin(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

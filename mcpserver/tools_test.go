@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -28,7 +30,7 @@ import (
 // are in a temporary directory and whose holders are fakes: no display, no
 // subprocess, no dialog. What a person does is simulated by writing the
 // answer into the store, as a holder would. The real holder and real
-// dialogs are cmd's end-to-end tests (go test -tags e2e -run MCP ./cmd).
+// dialogs are the end-to-end tests beside these (mcp_e2e_test.go: go test -tags e2e -run MCP ./mcpserver).
 
 // testEnv is one machine as the engine sees it: its files, whether a person
 // can be asked, and the holders started there. Servers connected to one
@@ -86,7 +88,7 @@ type testServer struct {
 	env    *testEnv
 	s      *server
 	cs     *mcp.ClientSession
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	// stop stops the server, as a signal does.
 	stop context.CancelFunc
 
@@ -118,7 +120,7 @@ func (env *testEnv) connectClient(wait time.Duration, tc testClient) *testServer
 	t.Helper()
 	base := lifecycle.DefaultCall()
 	base.Wait = wait
-	ts := &testServer{env: env, stderr: &lockedBuffer{}}
+	ts := &testServer{env: env, stderr: &syncbuf.Buffer{}}
 	s, err := newServer(base, env.askWith, ts.stderr)
 	if err != nil {
 		t.Fatalf("newServer: %v", err)
@@ -183,25 +185,6 @@ type noBackend struct{ t *testing.T }
 func (b noBackend) Ask(context.Context, dialog.Request) (dialog.Answer, error) {
 	b.t.Errorf("a dialog was shown by the server")
 	return dialog.Answer{}, errors.New("no dialogs in this test")
-}
-
-// lockedBuffer is the server's stderr: the server's goroutines write to it
-// while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // fakeHolders stands in for platform.StartDetached: it records every holder
@@ -432,11 +415,28 @@ func (ts *testServer) call(tool string, args map[string]any) toolCall {
 }
 
 func (ts *testServer) callWith(p *mcp.CallToolParams) toolCall {
-	t := ts.env.t
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ts.env.t.Helper()
+	return ts.callWithin(10*time.Second, p)
+}
+
+// callWithin is callWith, with the client giving up on the call after
+// timeout.
+func (ts *testServer) callWithin(timeout time.Duration, p *mcp.CallToolParams) toolCall {
+	ts.env.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	res, err := ts.cs.CallTool(ctx, p)
+	if errors.Is(err, context.DeadlineExceeded) {
+		ts.env.t.Fatalf("%s %v: no result within %s", p.Name, p.Arguments, timeout)
+	}
+	return ts.toolCall(p, res, err)
+}
+
+// toolCall reads what the client's call p returned: res, or err, a
+// protocol error, which fails the test.
+func (ts *testServer) toolCall(p *mcp.CallToolParams, res *mcp.CallToolResult, err error) toolCall {
+	t := ts.env.t
+	t.Helper()
 	if err != nil {
 		t.Fatalf("%s %v: protocol error: %v", p.Name, p.Arguments, err)
 	}
@@ -600,6 +600,14 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 		t.Errorf("status is not read-only: %+v", tools["status"].Annotations)
 	}
 
+	expectToolSchemas(t, tools)
+}
+
+// expectToolSchemas checks the input schemas of the confirm, status and
+// cancel tools, by name in tools: the types, limits and defaults a host
+// validates against, which are the command line's.
+func expectToolSchemas(t *testing.T, tools map[string]*mcp.Tool) {
+	t.Helper()
 	in := decodeSchema(t, tools["confirm"].InputSchema)
 	if in.Type != "object" || !reflect.DeepEqual(in.Required, []string{"message"}) || in.AdditionalProperties != false {
 		t.Fatalf("confirm input schema: %+v", in)
@@ -783,36 +791,73 @@ func TestWaitingCallsGetTheAnswer(t *testing.T) {
 	id := first.out.Key
 	env.holders.awaitHeld(id)
 
-	ts := env.connect(10 * time.Second)
+	// A call that did not wake on the answer would return only when its
+	// wait runs out, minutes later; one that does returns within
+	// milliseconds, and within woke however loaded the machine.
+	const wait, woke = 2 * time.Minute, 30 * time.Second
+	ts := env.connect(wait)
 	const calls = 4
-	results := make(chan toolCall, calls)
-	start := time.Now()
-	for range calls {
-		go func() { results <- ts.call("confirm", args) }()
+	type reply struct {
+		p   *mcp.CallToolParams
+		res *mcp.CallToolResult
+		err error
 	}
-	// Time for every call to make its first look and wait on the open
-	// dialog; a call that looked only after the answer would read it as
-	// remembered. Generous, as machines under load are slow to schedule.
-	time.Sleep(500 * time.Millisecond)
+	results := make(chan reply, calls)
+	ctx, cancel := context.WithTimeout(context.Background(), wait+woke)
+	defer cancel()
+	tokens := make([]string, calls)
+	for i := range calls {
+		tokens[i] = fmt.Sprintf("call-%d", i)
+		p := &mcp.CallToolParams{Name: "confirm", Arguments: args}
+		p.SetProgressToken(tokens[i])
+		go func() {
+			res, err := ts.cs.CallTool(ctx, p)
+			results <- reply{p, res, err}
+		}()
+	}
+	// A call has made its first look and waits on the open dialog once it
+	// sends its first progress notification (the engine tells the call's
+	// Watcher only once it joined the request): an answer now is its own.
+	// One that looked only after the answer would read it as remembered.
+	ts.awaitProgress(30*time.Second, tokens...)
 	env.answer(id, store.Denied)
+	deadline := time.After(woke)
 	for range calls {
 		select {
-		case c := <-results:
+		case r := <-results:
+			c := ts.toolCall(r.p, r.res, r.err)
 			// An answer that lands while the call waits is that call's
 			// own, not a remembered one.
 			expectResult(t, c, lifecycle.StatusDenied, "The person denied. Do not proceed.")
 			if c.out.Remembered || c.out.Key != id || c.out.AnsweredAt == "" {
 				t.Fatalf("a waiting call: %+v", c.out)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("a waiting call did not return within 5s of the answer")
+		case <-deadline:
+			t.Fatalf("the waiting calls did not all return within %s of the answer, their wait is %s: they did not wake on the answer", woke, wait)
 		}
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("the waiting calls took %s, their wait is 10s: they did not wake on the answer", d)
 	}
 	if n := env.holders.count(); n != 1 {
 		t.Fatalf("%d holders started, want 1", n)
+	}
+}
+
+// awaitProgress waits until the client has had a progress notification
+// for each of tokens, for at most timeout.
+func (ts *testServer) awaitProgress(timeout time.Duration, tokens ...string) {
+	t := ts.env.t
+	t.Helper()
+	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
+		ts.mu.Lock()
+		missing := slices.DeleteFunc(slices.Clone(tokens), func(tok string) bool {
+			return slices.ContainsFunc(ts.progress, func(n *mcp.ProgressNotificationParams) bool { return n.ProgressToken == tok })
+		})
+		ts.mu.Unlock()
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no progress notification for %q within %s: the calls did not wait on the open dialog", missing, timeout)
+		}
 	}
 }
 
@@ -871,18 +916,22 @@ func TestConfirmHeadlessIsAResultNotAnApproval(t *testing.T) {
 }
 
 func testHeadless(t *testing.T, env *testEnv, hint string) {
-	ts := env.connect(10 * time.Second)
+	// Nobody can be asked, so a call returns at once: within milliseconds,
+	// and within quick however loaded the machine. One that waited for
+	// somebody would take its whole wait, minutes.
+	const wait, quick = 2 * time.Minute, 30 * time.Second
+	ts := env.connect(wait)
 	args := map[string]any{"message": "Anyone there?"}
 	start := time.Now()
 	for range 2 {
-		c := ts.call("confirm", args)
+		c := ts.callWithin(quick, &mcp.CallToolParams{Name: "confirm", Arguments: args})
 		expectResult(t, c, lifecycle.StatusHeadless, "Nobody can be asked: no display in this test. "+hint)
 		if c.out.Remembered || c.out.AnsweredAt != "" || c.out.Key != ts.identityOf("Anyone there?") {
 			t.Fatalf("headless result: %+v", c.out)
 		}
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("headless calls took %s, their wait is 10s", d)
+	if d := time.Since(start); d > quick {
+		t.Fatalf("headless calls took %s, their wait is %s", d, wait)
 	}
 	if n := env.holders.count(); n != 0 {
 		t.Fatalf("%d holders started without a display", n)
@@ -995,7 +1044,7 @@ func TestServerSettingsAreValidated(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			base := lifecycle.DefaultCall()
 			c.set(&base)
-			s, err := newServer(base, askAuto, &lockedBuffer{})
+			s, err := newServer(base, askAuto, &syncbuf.Buffer{})
 			var ue *usageError
 			if err == nil || !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), c.flag+": ") {
 				t.Fatalf("newServer = %v, %v; want a usage error about %s", s, err, c.flag)
@@ -1004,16 +1053,16 @@ func TestServerSettingsAreValidated(t *testing.T) {
 	}
 	base := lifecycle.DefaultCall()
 	base.Wait = lifecycle.MaxWait
-	if _, err := newServer(base, askAuto, &lockedBuffer{}); err != nil {
+	if _, err := newServer(base, askAuto, &syncbuf.Buffer{}); err != nil {
 		t.Fatalf("newServer with the longest wait: %v", err)
 	}
 	for _, askWith := range []string{askDialog, askElicitation, askAuto} {
-		if _, err := newServer(lifecycle.DefaultCall(), askWith, &lockedBuffer{}); err != nil {
+		if _, err := newServer(lifecycle.DefaultCall(), askWith, &syncbuf.Buffer{}); err != nil {
 			t.Fatalf("newServer --ask-with %s: %v", askWith, err)
 		}
 	}
 	var ue *usageError
-	if _, err := newServer(lifecycle.DefaultCall(), "Auto", &lockedBuffer{}); !errors.As(err, &ue) || err.Error() != `--ask-with: "Auto" is not one of dialog, elicitation, auto` {
+	if _, err := newServer(lifecycle.DefaultCall(), "Auto", &syncbuf.Buffer{}); !errors.As(err, &ue) || err.Error() != `--ask-with: "Auto" is not one of dialog, elicitation, auto` {
 		t.Fatalf("newServer --ask-with Auto: %v", err)
 	}
 

@@ -560,26 +560,81 @@ func TestDecodeRecordRejectsDamage(t *testing.T) {
 }
 
 // A length read from the record never makes decode allocate more than the
-// record's size suggests.
+// record's size suggests. The bytes counted are those allocated under
+// decodeRepeatedly's frame, by the heap profile: another goroutine's
+// allocations, however many, never count.
 func TestDecodeRecordAllocationIsBoundedByInput(t *testing.T) {
+	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 1 // every allocation, from now on
 	for _, v := range [][]byte{
 		append([]byte{recordFormat1}, binary.AppendUvarint(nil, 1<<62)...),
 		{recordFormat1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
 		append(append([]byte{recordFormat1, 0, 0, 0}, binary.AppendUvarint(nil, 1<<40)...), make([]byte, 100)...),
 	} {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 100 {
-			var r Record
-			if decode(v, &r) == nil {
-				t.Fatalf("decode(%q) succeeded", v)
-			}
+		before := allocatedInDecodeRepeatedly(t, 0)
+		if failed := decodeRepeatedly(v, 100); failed != 100 {
+			t.Fatalf("decode(%q) succeeded", v)
 		}
-		runtime.ReadMemStats(&after)
-		if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 1024 {
+		if per := (allocatedInDecodeRepeatedly(t, before+markerSize) - before - markerSize) / 100; per > 1024 {
 			t.Errorf("decode(%q) allocated %d bytes per call", v, per)
 		}
 	}
+}
+
+// markerSize is what decodeRepeatedly allocates itself, after its decodes:
+// once the heap profile shows it, it shows them too.
+const markerSize = 64 << 10
+
+var marker []byte
+
+// decodeRepeatedly decodes v n times and returns how many failed.
+//
+//go:noinline
+func decodeRepeatedly(v []byte, n int) (failed int) {
+	for range n {
+		var r Record
+		if decode(v, &r) != nil {
+			failed++
+		}
+	}
+	marker = make([]byte, markerSize)
+	return failed
+}
+
+// allocatedInDecodeRepeatedly is how many bytes the heap profile has seen
+// allocated under decodeRepeatedly, once it has seen at least atLeast: the
+// profile shows an allocation only after a garbage collection or two.
+func allocatedInDecodeRepeatedly(t *testing.T, atLeast int64) int64 {
+	t.Helper()
+	fn := runtime.FuncForPC(reflect.ValueOf(decodeRepeatedly).Pointer()).Name()
+	var total int64
+	for range 10 {
+		runtime.GC()
+		var recs []runtime.MemProfileRecord
+		for n, ok := runtime.MemProfile(nil, true); !ok; {
+			recs = make([]runtime.MemProfileRecord, n+100)
+			n, ok = runtime.MemProfile(recs, true)
+			recs = recs[:min(n, len(recs))]
+		}
+		total = 0
+		for _, r := range recs {
+			frames := runtime.CallersFrames(r.Stack())
+			for f, more := frames.Next(); ; f, more = frames.Next() {
+				if f.Function == fn {
+					total += r.AllocBytes
+					break
+				}
+				if !more {
+					break
+				}
+			}
+		}
+		if total >= atLeast {
+			return total
+		}
+	}
+	t.Fatalf("the heap profile shows %d bytes allocated in decodeRepeatedly after 10 collections, want at least %d", total, atLeast)
+	return 0
 }
 
 // A record with a time that the JSON form could not hold is refused, and

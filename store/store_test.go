@@ -693,8 +693,16 @@ func TestLockedStore(t *testing.T) {
 	}
 	defer holder.Close()
 
+	// The store's own timeout is a minute, which an operation of short
+	// that kept it would wait; one that waited DefaultLockTimeout would
+	// take 5 s, and one with no timeout forever. short's returns after
+	// about its 200 ms: well within slow however loaded the machine, as
+	// the wait is timed by the clock and the work around it is a few
+	// system calls.
+	const own, slow = time.Minute, DefaultLockTimeout / 2
+	s.lockTimeout = own
 	short := s.WithLockTimeout(200 * time.Millisecond)
-	if s.lockTimeout != DefaultLockTimeout {
+	if s.lockTimeout != own {
 		t.Errorf("WithLockTimeout changed the original store's timeout to %v", s.lockTimeout)
 	}
 	ops := []struct {
@@ -725,8 +733,8 @@ func TestLockedStore(t *testing.T) {
 		if !errors.Is(err, ErrLocked) {
 			t.Errorf("%s on a locked store = %v, want ErrLocked", op.name, err)
 		}
-		if elapsed > 5*time.Second {
-			t.Errorf("%s took %v with a 200ms lock timeout", op.name, elapsed)
+		if elapsed > slow {
+			t.Fatalf("%s took %v with a 200ms lock timeout", op.name, elapsed)
 		}
 	}
 

@@ -24,6 +24,35 @@ type fakeTTY struct {
 	out      strings.Builder
 	discards int
 	readErr  error
+	// deadline, if set, ends once the fake's clock reaches it.
+	deadline *fakeDeadline
+}
+
+// fakeDeadline is a context whose deadline is on a fakeTTY's clock: it
+// ends, with context.DeadlineExceeded, once a read of the fake has moved
+// the clock to it.
+type fakeDeadline struct {
+	context.Context
+	at   time.Time
+	done chan struct{}
+}
+
+// withFakeDeadline gives f a context that ends after d by f's clock.
+func withFakeDeadline(f *fakeTTY, d time.Duration) context.Context {
+	f.deadline = &fakeDeadline{Context: context.Background(), at: f.now().Add(d), done: make(chan struct{})}
+	return f.deadline
+}
+
+func (c *fakeDeadline) Deadline() (time.Time, bool) { return c.at, true }
+func (c *fakeDeadline) Done() <-chan struct{}       { return c.done }
+
+func (c *fakeDeadline) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }
 
 type typing struct {
@@ -32,8 +61,7 @@ type typing struct {
 }
 
 // fakeTick is how far the fake's clock moves in a read that finds nothing;
-// each such read also sleeps a millisecond, so a context's real deadline
-// comes in its time.
+// each such read also sleeps a millisecond, as a real one waits.
 const fakeTick = 5 * time.Millisecond
 
 // fakeEpoch is the fake's clock when its prompt appeared.
@@ -63,6 +91,13 @@ func (f *fakeTTY) read(p []byte) (int, error) {
 	if len(f.script) == 0 || f.clock < f.script[0].after {
 		f.clock += fakeTick
 	}
+	if d := f.deadline; d != nil && !f.now().Before(d.at) {
+		select {
+		case <-d.done:
+		default:
+			close(d.done)
+		}
+	}
 	if len(f.script) > 0 && f.clock >= f.script[0].after {
 		n := copy(p, f.script[0].keys)
 		f.script = f.script[1:]
@@ -83,16 +118,14 @@ func (f *fakeTTY) discard() error {
 func (f *fakeTTY) width() int { return 120 }
 
 // talk runs one prompt for r on a fakeTTY, with no guard and a deadline a
-// minute away, typing each of keys in turn once the prompt has appeared.
+// minute away by the fake's clock, typing each of keys in turn once the prompt has appeared.
 func talk(t *testing.T, r dialog.Request, keys ...string) (dialog.Answer, error, string) {
 	t.Helper()
 	f := &fakeTTY{}
 	for i, k := range keys {
 		f.script = append(f.script, typing{time.Duration(i) * 10 * time.Millisecond, k})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ans, err := converse(ctx, f, r, 0)
+	ans, err := converse(withFakeDeadline(f, time.Minute), f, r, 0)
 	checkInert(t, f.out.String())
 	return ans, err, f.out.String()
 }
@@ -179,9 +212,7 @@ func TestConverseDiscardsTypeahead(t *testing.T) {
 	r := confirmRequest()
 	r.DefaultApprove = true
 	f := &fakeTTY{ahead: "y\r", script: []typing{{20 * time.Millisecond, "n\r"}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ans, err := converse(ctx, f, r, 0)
+	ans, err := converse(withFakeDeadline(f, time.Minute), f, r, 0)
 	if err != nil || ans.Approved {
 		t.Fatalf("typed ahead: %+v, %v; want the later n", ans, err)
 	}
@@ -200,15 +231,13 @@ func TestConverseGuard(t *testing.T) {
 	guard := 150 * time.Millisecond
 	r := confirmRequest()
 	f := &fakeTTY{script: []typing{{0, "y\r"}, {guard + 50*time.Millisecond, "n\r"}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ans, err := converse(ctx, f, r, guard)
+	ans, err := converse(withFakeDeadline(f, time.Minute), f, r, guard)
 	if err != nil || ans.Approved {
 		t.Fatalf("a y within the guard: %+v, %v", ans, err)
 	}
 
 	f = &fakeTTY{script: []typing{{0, "\x03"}}}
-	ans, err = converse(ctx, f, r, guard)
+	ans, err = converse(withFakeDeadline(f, time.Minute), f, r, guard)
 	if err != nil || ans.Approved || !strings.HasSuffix(f.out.String(), "^C\r\n") {
 		t.Fatalf("a Ctrl-C within the guard: %+v, %v, %q", ans, err, f.out.String())
 	}
@@ -225,17 +254,15 @@ func TestConverseGuardVoidsALineBegunTooSoon(t *testing.T) {
 	guard := 150 * time.Millisecond
 	r := confirmRequest()
 	r.DefaultApprove = true
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	f := &fakeTTY{script: []typing{{0, "n"}, {guard + 50*time.Millisecond, "\r"}, {guard + 150*time.Millisecond, "n\r"}}}
-	if ans, err := converse(ctx, f, r, guard); err != nil || ans.Approved {
+	if ans, err := converse(withFakeDeadline(f, time.Minute), f, r, guard); err != nil || ans.Approved {
 		t.Fatalf("the Enter of a line begun within the guard pressed the default button: %+v, %v", ans, err)
 	}
 	// The same, for a choice whose default Enter would pick.
 	c := chooseRequest()
 	c.Selected = []string{c.Options[1].Label}
 	f = &fakeTTY{script: []typing{{0, "1"}, {guard + 50*time.Millisecond, "\r"}, {guard + 150*time.Millisecond, "\x03"}}}
-	if ans, err := converse(ctx, f, c, guard); err != nil || ans.Approved {
+	if ans, err := converse(withFakeDeadline(f, time.Minute), f, c, guard); err != nil || ans.Approved {
 		t.Fatalf("a choice: %+v, %v", ans, err)
 	}
 }
@@ -271,12 +298,10 @@ func thenCancel(script []typing, at time.Duration) []typing {
 const ms = time.Millisecond
 
 // converseScript runs one prompt for r on a fakeTTY typing script, with
-// guard and a deadline a minute away.
+// guard and a deadline a minute away by the fake's clock.
 func converseScript(r dialog.Request, guard time.Duration, script []typing) (*fakeTTY, dialog.Answer, error) {
 	f := &fakeTTY{script: script}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ans, err := converse(ctx, f, r, guard)
+	ans, err := converse(withFakeDeadline(f, time.Minute), f, r, guard)
 	return f, ans, err
 }
 
@@ -337,12 +362,12 @@ func TestConverseEnterAloneAnswersOnceQuiet(t *testing.T) {
 }
 
 // The prompt closes when its context ends, says why, and returns the
-// context's error: a deadline is the --timeout.
+// context's error: a deadline is the --timeout. The deadline, and the
+// countdown to it, run on the fake's clock, so every second of it is
+// drawn however busy the machine.
 func TestConverseDeadline(t *testing.T) {
 	f := &fakeTTY{}
-	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
-	defer cancel()
-	ans, err := converse(ctx, f, confirmRequest(), 0)
+	ans, err := converse(withFakeDeadline(f, 1200*time.Millisecond), f, confirmRequest(), 0)
 	if !errors.Is(err, context.DeadlineExceeded) || ans.Approved {
 		t.Fatalf("at the deadline: %+v, %v", ans, err)
 	}
@@ -357,7 +382,7 @@ func TestConverseDeadline(t *testing.T) {
 	checkInert(t, out)
 
 	f = &fakeTTY{}
-	ctx, cancel = context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := converse(ctx, f, confirmRequest(), 0); !errors.Is(err, context.Canceled) || !strings.HasSuffix(f.out.String(), "(closed without an answer)\r\n") {
 		t.Fatalf("closed: %v, %q", err, f.out.String())

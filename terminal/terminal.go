@@ -207,11 +207,12 @@ func (p *prompt) waitTurn(ctx context.Context) error {
 func converse(ctx context.Context, dev device, r dialog.Request, guard time.Duration) (dialog.Answer, error) {
 	closes, _ := ctx.Deadline()
 	q := newQuestion(r)
+	// The countdown reads the device's clock, as the keys' times do.
 	left := func() time.Duration {
 		if closes.IsZero() {
 			return -1
 		}
-		return max(0, time.Until(closes))
+		return max(0, closes.Sub(dev.now()))
 	}
 	shown := q.line(left(), dev.width())
 	if _, err := io.WriteString(dev, header(r, closes)+shown); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -127,6 +128,11 @@ func TestDialogProgramSkipsNonExecutable(t *testing.T) {
 }
 
 func TestProgramVersion(t *testing.T) {
+	// A call returns within milliseconds, or for the hung program at
+	// versionTimeout; a loaded machine adds seconds at most, well within
+	// margin. A call that waited for the hung program, or for its child,
+	// would take hang, far longer.
+	const margin, hang = 30 * time.Second, 2 * time.Minute
 	dir := t.TempDir()
 	script := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -145,14 +151,17 @@ func TestProgramVersion(t *testing.T) {
 		{"nodisplay", `echo "(zenity:1): Gtk-WARNING **: cannot open display: " >&2; exit 1`, "", "cannot open display"},
 		{"silent", `exit 0`, "", "printed nothing"},
 		// A program that hangs, with a child holding its stdout: the
-		// timeout still ends the wait.
-		{"hangs", `sleep 30 & wait`, "", "did not finish"},
+		// timeout still ends the wait. The child sleeps for hang, and
+		// leaves its PID for the test to end it.
+		{"hangs", `sleep ` + strconv.Itoa(int(hang/time.Second)) + ` & echo $! >"$0.pid"; wait`, "", "did not finish"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			path := script(c.name, c.body)
+			t.Cleanup(func() { killSleep(path + ".pid") })
 			start := time.Now()
-			v, err := ProgramVersion(context.Background(), script(c.name, c.body))
-			if took := time.Since(start); took > versionTimeout+time.Second {
+			v, err := ProgramVersion(context.Background(), path)
+			if took := time.Since(start); took > versionTimeout+margin {
 				t.Errorf("ProgramVersion took %s, longer than its %s limit", took, versionTimeout)
 			}
 			if c.want != "" {
@@ -165,6 +174,22 @@ func TestProgramVersion(t *testing.T) {
 				t.Fatalf("ProgramVersion = %q, %v; want an error mentioning %q", v, err, c.errHas)
 			}
 		})
+	}
+}
+
+// killSleep ends the sleep whose PID a script wrote to pidFile, if it
+// wrote one and it still runs.
+func killSleep(pidFile string) {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return
+	}
+	if comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil && strings.TrimSpace(string(comm)) == "sleep" {
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
 

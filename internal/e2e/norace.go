@@ -1,6 +1,6 @@
-//go:build e2e && race
+//go:build e2e && unix && !race
 
-package cmd
+package e2e
 
 // raceBuild is true when this test binary uses the race detector.
-const raceBuild = true
+const raceBuild = false

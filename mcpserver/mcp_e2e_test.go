@@ -1,6 +1,6 @@
 //go:build e2e && unix
 
-package cmd
+package mcpserver_test
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -21,6 +20,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
+	"github.com/ask-confirm/ask-confirm/mcpserver"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 
@@ -35,204 +39,15 @@ import (
 // tests (mcpServerEnv). The real-dialog ones answer GNOME zenity under Xvfb
 // with xdotool.
 
-// mcpSession is one client connected to one ask-confirm mcp process.
-type mcpSession struct {
-	h      *harness
-	cs     *mcp.ClientSession
-	cmd    *exec.Cmd // the server process: ask-confirm mcp, which execs ask-confirm-mcp
-	stderr *lockedBuffer
-
-	mu       sync.Mutex
-	progress []*mcp.ProgressNotificationParams
-}
-
-// lockedBuffer is a bytes.Buffer the server's stderr copier and the test
-// may use at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// mcpConnect starts ask-confirm mcp with args and connects a client to it.
-// The session is closed when the test ends.
-func (h *harness) mcpConnect(args ...string) *mcpSession {
-	h.t.Helper()
-	s := &mcpSession{h: h, stderr: &lockedBuffer{}}
-	cmd := h.command(append([]string{"mcp"}, args...))
-	cmd.Stderr = s.stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "ask-confirm-test", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			s.mu.Lock()
-			s.progress = append(s.progress, r.Params)
-			s.mu.Unlock()
-		},
-	})
-	return h.mcpDial(s, cmd, client, nil, args)
-}
-
-// mcpDial connects client to the server that cmd (ask-confirm mcp args)
-// starts, into s; the session is closed when the test ends, and the
-// server's stderr shown if it failed.
-func (h *harness) mcpDial(s *mcpSession, cmd *exec.Cmd, client *mcp.Client, opts *mcp.ClientSessionOptions, args []string) *mcpSession {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
-	if err != nil {
-		h.t.Fatalf("connecting to ask-confirm mcp: %v\nstderr: %s", err, s.stderr)
-	}
-	s.cs, s.cmd = cs, cmd
-	h.t.Cleanup(func() {
-		cs.Close()
-		if h.t.Failed() {
-			h.t.Logf("ask-confirm mcp %s stderr:\n%s", strings.Join(args, " "), s.stderr)
-		}
-	})
-	return s
-}
-
-// toolOutput is the structured content of a tool result, as the protocol
-// carries it.
-type toolOutput struct {
-	Status      string `json:"status"`
-	ShouldRetry bool   `json:"should_retry"`
-	Key         string `json:"key"`
-	Remembered  bool   `json:"remembered"`
-	AnsweredAt  string `json:"answered_at,omitempty"`
-	Message     string `json:"message"`
-}
-
-// toolCall is what one tool call returned.
-type toolCall struct {
-	res     *mcp.CallToolResult
-	err     error // a protocol error
-	out     toolOutput
-	text    string
-	elapsed time.Duration
-}
-
-// call calls a tool and waits for its result.
-func (s *mcpSession) call(tool string, args map[string]any) toolCall {
-	s.h.t.Helper()
-	return s.callWith(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-}
-
-func (s *mcpSession) callWith(ctx context.Context, p *mcp.CallToolParams) toolCall {
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	start := time.Now()
-	res, err := s.cs.CallTool(ctx, p)
-	c := toolCall{res: res, err: err, elapsed: time.Since(start)}
-	if err != nil {
-		return c
-	}
-	if len(res.Content) > 0 {
-		if t, ok := res.Content[0].(*mcp.TextContent); ok {
-			c.text = t.Text
-		}
-	}
-	if res.StructuredContent != nil {
-		b, err := json.Marshal(res.StructuredContent)
-		must(s.h.t, err)
-		must(s.h.t, json.Unmarshal(b, &c.out))
-	}
-	return c
-}
-
-// start calls a tool in the background.
-func (s *mcpSession) start(tool string, args map[string]any) <-chan toolCall {
-	done := make(chan toolCall, 1)
-	go func() {
-		done <- s.callWith(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-	}()
-	return done
-}
-
-// awaitCall waits for a call started in the background.
-func awaitCall(t *testing.T, done <-chan toolCall, limit time.Duration) toolCall {
-	t.Helper()
-	select {
-	case c := <-done:
-		return c
-	case <-time.After(limit):
-		t.Fatalf("the tool call did not return within %s", limit)
-		return toolCall{}
-	}
-}
-
-// expectResult checks that a call ended in a result (not an error) with
-// status and, when text is not empty, a text containing it.
-func expectResult(t *testing.T, c toolCall, status, text string) {
-	t.Helper()
-	switch {
-	case c.err != nil:
-		t.Fatalf("protocol error, want status %q: %v", status, c.err)
-	case c.res.IsError:
-		t.Fatalf("tool error, want status %q: %s", status, c.text)
-	case c.out.Status != status:
-		t.Fatalf("status %q, want %q: %+v", c.out.Status, status, c.out)
-	case !strings.Contains(c.text, text):
-		t.Fatalf("text %q, want it to contain %q", c.text, text)
-	case c.out.Message != c.text:
-		t.Fatalf("structured message %q differs from the text %q", c.out.Message, c.text)
-	case c.out.ShouldRetry != (status == lifecycle.StatusPending):
-		t.Fatalf("should_retry %v with status %s", c.out.ShouldRetry, status)
-	case !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(c.out.Key):
-		t.Fatalf("key %q is not an identity", c.out.Key)
-	}
-}
-
-// expectToolError checks that a call ended in a tool error whose text
-// contains want.
-func expectToolError(t *testing.T, c toolCall, want string) {
-	t.Helper()
-	switch {
-	case c.err != nil:
-		t.Fatalf("protocol error, want a tool error containing %q: %v", want, c.err)
-	case !c.res.IsError:
-		t.Fatalf("no tool error, want one containing %q: %+v %s", want, c.out, c.text)
-	case !strings.Contains(c.text, want):
-		t.Fatalf("tool error %q does not contain %q", c.text, want)
-	case c.res.StructuredContent != nil:
-		t.Fatalf("a tool error carries structured content: %v", c.res.StructuredContent)
-	}
-}
-
-// What the server's texts say, in part: what a model must act on.
-const (
-	textPending    = "Call confirm again with the same arguments"
-	textSuperseded = "Do not proceed on this request"
-	textCancelDone = "request ended cancelled"
-	textCancelled  = "cancelled before the person answered"
-)
-
-func newMCPHarness(t *testing.T) *harness {
-	h := newHarness(t)
-	h.exe = lookPathOrFail(t, "ask-confirm")
-	return h
-}
-
 func TestMCPListsToolsWithSchemas(t *testing.T) {
-	h := newMCPHarness(t)
-	s := h.mcpConnect("--wait", "3s")
-	init := s.cs.InitializeResult()
+	h := e2e.NewMCPHarness(t)
+	s := h.MCPConnect("--wait", "3s")
+	init := s.Cs.InitializeResult()
 	if init.ServerInfo.Name != "ask-confirm" || !strings.Contains(init.Instructions, "same arguments") {
 		t.Fatalf("server info %+v, instructions %q", init.ServerInfo, init.Instructions)
 	}
-	list, err := s.cs.ListTools(context.Background(), nil)
-	must(t, err)
+	list, err := s.Cs.ListTools(context.Background(), nil)
+	e2e.Must(t, err)
 
 	type property struct {
 		Type      string   `json:"type"`
@@ -250,9 +65,9 @@ func TestMCPListsToolsWithSchemas(t *testing.T) {
 	for _, tool := range list.Tools {
 		var in, out schema
 		b, _ := json.Marshal(tool.InputSchema)
-		must(t, json.Unmarshal(b, &in))
+		e2e.Must(t, json.Unmarshal(b, &in))
 		b, _ = json.Marshal(tool.OutputSchema)
-		must(t, json.Unmarshal(b, &out))
+		e2e.Must(t, json.Unmarshal(b, &out))
 		schemas[tool.Name] = [2]schema{in, out}
 		if tool.Description == "" {
 			t.Errorf("tool %s has no description", tool.Name)
@@ -268,33 +83,11 @@ func TestMCPListsToolsWithSchemas(t *testing.T) {
 		}))
 	}
 
-	in := schemas["confirm"][0]
-	if in.Type != "object" || !reflect.DeepEqual(in.Required, []string{"message"}) || in.AdditionalProperties != false {
-		t.Fatalf("confirm input schema: %+v", in)
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		byName[tool.Name] = tool
 	}
-	wantTypes := map[string]string{
-		"message": "string", "title": "string", "ok_label": "string", "cancel_label": "string",
-		"icon": "string", "default_approve": "boolean", "key": "string", "scope": "string", "timeout": "string",
-	}
-	for name, typ := range wantTypes {
-		if p, ok := in.Properties[name]; !ok || p.Type != typ {
-			t.Errorf("confirm property %s: %+v, want type %s", name, p, typ)
-		}
-	}
-	if len(in.Properties) != len(wantTypes) {
-		t.Errorf("confirm has %d properties, want %d: %+v", len(in.Properties), len(wantTypes), in.Properties)
-	}
-	if !reflect.DeepEqual(in.Properties["icon"].Enum, dialog.Icons) {
-		t.Errorf("icon enum %v, want %v", in.Properties["icon"].Enum, dialog.Icons)
-	}
-	if in.Properties["message"].MaxLength != dialog.MaxMessageBytes || in.Properties["title"].MaxLength != dialog.MaxTitleBytes {
-		t.Errorf("text limits: %+v", in.Properties)
-	}
-	// The defaults are the confirm command's, so both ask the same request.
-	if in.Properties["ok_label"].Default != "Approve" || in.Properties["cancel_label"].Default != "Cancel" ||
-		in.Properties["title"].Default != dialog.DefaultTitle || in.Properties["icon"].Default != "question" {
-		t.Errorf("defaults differ from the command line's: %+v", in.Properties)
-	}
+	mcpserver.ExpectToolSchemas(t, byName)
 
 	// ask: a message, and options of labels with descriptions.
 	ask := schemas["ask"][0]
@@ -330,18 +123,18 @@ func TestMCPListsToolsWithSchemas(t *testing.T) {
 // Without a display nobody can be asked: the call says so at once, as a
 // result rather than an error, and approves nothing.
 func TestMCPHeadlessIsAResult(t *testing.T) {
-	h := newMCPHarness(t)
-	s := h.mcpConnect("--wait", "2m")
-	c := s.call("confirm", map[string]any{"message": "Anyone there?"})
-	expectResult(t, c, lifecycle.StatusHeadless, "")
-	if !strings.HasPrefix(c.text, "Nobody can be asked") || !strings.Contains(c.text, "Do not proceed") {
-		t.Fatalf("text: %q", c.text)
+	h := e2e.NewMCPHarness(t)
+	s := h.MCPConnect("--wait", "2m")
+	c := s.Call("confirm", map[string]any{"message": "Anyone there?"})
+	e2e.ExpectResult(t, c, lifecycle.StatusHeadless, "")
+	if !strings.HasPrefix(c.Text, "Nobody can be asked") || !strings.Contains(c.Text, "Do not proceed") {
+		t.Fatalf("text: %q", c.Text)
 	}
 	// A call that waited would wait out --wait (2 min).
-	if c.elapsed > time.Minute {
-		t.Fatalf("a headless call took %s", c.elapsed)
+	if c.Elapsed > time.Minute {
+		t.Fatalf("a headless call took %s", c.Elapsed)
 	}
-	if n := h.countEvents("headless"); n != 1 {
+	if n := h.CountEvents("headless"); n != 1 {
 		t.Fatalf("history holds %d headless events, want 1", n)
 	}
 }
@@ -349,12 +142,12 @@ func TestMCPHeadlessIsAResult(t *testing.T) {
 // Malformed calls get protocol or tool errors, touch nothing, and the
 // server keeps serving.
 func TestMCPMalformedCallsKeepServing(t *testing.T) {
-	h := newMCPHarness(t)
-	s := h.mcpConnect("--wait", "3s")
+	h := e2e.NewMCPHarness(t)
+	s := h.MCPConnect("--wait", "3s")
 
-	c := s.call("no-such-tool", map[string]any{"message": "x"})
-	if c.err == nil || !strings.Contains(c.err.Error(), "unknown tool") {
-		t.Fatalf("unknown tool: err %v, result %+v", c.err, c.res)
+	c := s.Call("no-such-tool", map[string]any{"message": "x"})
+	if c.Err == nil || !strings.Contains(c.Err.Error(), "unknown tool") {
+		t.Fatalf("unknown tool: err %v, result %+v", c.Err, c.Res)
 	}
 
 	for _, tc := range []struct {
@@ -378,37 +171,37 @@ func TestMCPMalformedCallsKeepServing(t *testing.T) {
 		{"key over the limit", map[string]any{"message": "m", "key": strings.Repeat("k", dialog.MaxKeyBytes+1)}, "key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			expectToolError(t, s.call("confirm", tc.args), tc.want)
+			e2e.ExpectToolError(t, s.Call("confirm", tc.args), tc.want)
 		})
 	}
-	expectToolError(t, s.call("status", map[string]any{"key": "no-such-request"}), "no stored request matches")
-	expectToolError(t, s.call("cancel", map[string]any{}), "key")
+	e2e.ExpectToolError(t, s.Call("status", map[string]any{"key": "no-such-request"}), "no stored request matches")
+	e2e.ExpectToolError(t, s.Call("cancel", map[string]any{}), "key")
 
-	if ev := h.history(); len(ev) != 0 {
+	if ev := h.History(); len(ev) != 0 {
 		t.Fatalf("malformed calls wrote history: %v", ev)
 	}
 	// Still serving.
-	expectResult(t, s.call("confirm", map[string]any{"message": "Still there?"}), lifecycle.StatusHeadless, "")
+	e2e.ExpectResult(t, s.Call("confirm", map[string]any{"message": "Still there?"}), lifecycle.StatusHeadless, "")
 }
 
 // A client that writes lines the SDK cannot read gets JSON-RPC errors, and
 // the session goes on; stdout carries nothing but JSON-RPC messages.
 func TestMCPBadLinesGetProtocolErrors(t *testing.T) {
-	h := newMCPHarness(t)
-	cmd := h.command([]string{"mcp", "--wait", "1s"})
+	h := e2e.NewMCPHarness(t)
+	cmd := h.Command([]string{"mcp", "--wait", "1s"})
 	stdin, err := cmd.StdinPipe()
-	must(t, err)
+	e2e.Must(t, err)
 	stdout, err := cmd.StdoutPipe()
-	must(t, err)
-	var stderr lockedBuffer
+	e2e.Must(t, err)
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
-	must(t, cmd.Start())
+	e2e.Must(t, cmd.Start())
 	defer cmd.Process.Kill()
 
 	send := func(lines ...string) {
 		for _, l := range lines {
 			_, err := io.WriteString(stdin, l+"\n")
-			must(t, err)
+			e2e.Must(t, err)
 		}
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
@@ -507,7 +300,7 @@ func TestMCPBadLinesGetProtocolErrors(t *testing.T) {
 }
 
 func TestMCPServerFlags(t *testing.T) {
-	h := newMCPHarness(t)
+	h := e2e.NewMCPHarness(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -518,32 +311,32 @@ func TestMCPServerFlags(t *testing.T) {
 		{[]string{"mcp", "--wait", "soon"}, "invalid argument"},
 		{[]string{"mcp", "stray"}, "unknown command"},
 	} {
-		o := h.run(tc.args...)
-		if o.code != 2 || o.stdout != "" || !strings.Contains(o.stderr, tc.want) {
-			t.Errorf("ask-confirm %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(tc.args, " "), o.code, o.stdout, o.stderr, tc.want)
+		o := h.Run(tc.args...)
+		if o.Code != 2 || o.Stdout != "" || !strings.Contains(o.Stderr, tc.want) {
+			t.Errorf("ask-confirm %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(tc.args, " "), o.Code, o.Stdout, o.Stderr, tc.want)
 		}
 	}
 	// The server's own help, through ask-confirm mcp.
-	if o := h.run("mcp", "--help"); o.code != 0 || !strings.Contains(o.stdout, "ask-confirm-mcp [flags]") || !strings.Contains(o.stdout, "--remember") {
-		t.Errorf("mcp --help: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	if o := h.Run("mcp", "--help"); o.Code != 0 || !strings.Contains(o.Stdout, "ask-confirm-mcp [flags]") || !strings.Contains(o.Stdout, "--remember") {
+		t.Errorf("mcp --help: exit %d, stdout %q, stderr %q", o.Code, o.Stdout, o.Stderr)
 	}
 	// A client that connects and leaves at once: a clean exit, nothing on
 	// stdout.
-	if o := h.run("mcp"); o.code != 0 || o.stdout != "" {
-		t.Fatalf("mcp with empty input: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	if o := h.Run("mcp"); o.Code != 0 || o.Stdout != "" {
+		t.Fatalf("mcp with empty input: exit %d, stdout %q, stderr %q", o.Code, o.Stdout, o.Stderr)
 	}
 }
 
 // Without ask-confirm-mcp beside it or on PATH, ask-confirm mcp says how
 // to get it, and fails.
 func TestMCPWithoutServerProgram(t *testing.T) {
-	h := newMCPHarness(t)
-	c := exec.Command(h.exe, "mcp")
+	h := e2e.NewMCPHarness(t)
+	c := exec.Command(h.Exe, "mcp")
 	c.Args[0] = "ask-confirm"
-	c.Env, c.Dir = h.env, h.work // h.env has no PATH
+	c.Env, c.Dir = h.Env, h.Work // h.env has no PATH
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
-	code := exitCode(t, c.Run())
+	code := e2e.ExitCode(t, c.Run())
 	if code != int(lifecycle.ExitInternal) || stdout.Len() != 0 || !strings.Contains(stderr.String(), "go install github.com/ask-confirm/ask-confirm/...@latest") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
@@ -552,63 +345,63 @@ func TestMCPWithoutServerProgram(t *testing.T) {
 // --- real dialogs ---
 
 func TestMCPRealApproveAndDeny(t *testing.T) {
-	h := newRealHarness(t)
-	s := h.mcpConnect("--wait", "30s")
-	title := h.title("MCP-approve")
+	h := e2e.NewRealHarness(t)
+	s := h.MCPConnect("--wait", "30s")
+	title := h.Title("MCP-approve")
 	args := map[string]any{"title": title, "message": "Ship v2 to production?"}
-	done := s.start("confirm", args)
-	h.click(title, "approve")
-	c := awaitCall(t, done, 30*time.Second)
-	expectResult(t, c, lifecycle.StatusApproved, "The person approved.")
-	if c.out.Remembered {
-		t.Fatalf("a fresh answer marked remembered: %+v", c.out)
+	done := s.Start("confirm", args)
+	h.Click(title, "approve")
+	c := e2e.AwaitCall(t, done, 30*time.Second)
+	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "The person approved.")
+	if c.Out.Remembered {
+		t.Fatalf("a fresh answer marked remembered: %+v", c.Out)
 	}
-	if at, err := time.Parse(time.RFC3339, c.out.AnsweredAt); err != nil || time.Since(at) > time.Minute {
-		t.Fatalf("answered_at %q: %v", c.out.AnsweredAt, err)
+	if at, err := time.Parse(time.RFC3339, c.Out.AnsweredAt); err != nil || time.Since(at) > time.Minute {
+		t.Fatalf("answered_at %q: %v", c.Out.AnsweredAt, err)
 	}
-	h.waitNoWindow(title, 30*time.Second)
+	h.WaitNoWindow(title, 30*time.Second)
 
 	// The command line asks the same request: same identity, store and
 	// history, so it collects the same answer without a dialog.
-	o := h.run("--json", "--title", title, "--message", "Ship v2 to production?")
-	h.expect(o, 0, lifecycle.StatusApproved)
-	if !o.res.Remembered || o.res.Key != c.out.Key {
-		t.Fatalf("the command line did not collect the MCP answer: %+v (MCP key %s)", o.res, c.out.Key)
+	o := h.Run("--json", "--title", title, "--message", "Ship v2 to production?")
+	h.Expect(o, 0, lifecycle.StatusApproved)
+	if !o.Res.Remembered || o.Res.Key != c.Out.Key {
+		t.Fatalf("the command line did not collect the MCP answer: %+v (MCP key %s)", o.Res, c.Out.Key)
 	}
-	again := s.call("confirm", args)
-	expectResult(t, again, lifecycle.StatusApproved, "")
-	if !again.out.Remembered || !strings.HasPrefix(again.text, "The person approved (a remembered answer") {
-		t.Fatalf("repeat call: %+v", again.out)
+	again := s.Call("confirm", args)
+	e2e.ExpectResult(t, again, lifecycle.StatusApproved, "")
+	if !again.Out.Remembered || !strings.HasPrefix(again.Text, "The person approved (a remembered answer") {
+		t.Fatalf("repeat call: %+v", again.Out)
 	}
 
-	title = h.title("MCP-deny")
-	done = s.start("confirm", map[string]any{"title": title, "message": "Drop the table?", "icon": "warning"})
-	h.click(title, "cancel")
-	expectResult(t, awaitCall(t, done, 30*time.Second), lifecycle.StatusDenied, "The person denied. Do not proceed.")
+	title = h.Title("MCP-deny")
+	done = s.Start("confirm", map[string]any{"title": title, "message": "Drop the table?", "icon": "warning"})
+	h.Click(title, "cancel")
+	e2e.ExpectResult(t, e2e.AwaitCall(t, done, 30*time.Second), lifecycle.StatusDenied, "The person denied. Do not proceed.")
 }
 
 // A slow person: the call returns pending at --wait with progress on the
 // way, the dialog stays, a second call joins it, and the answer is
 // collected by the call after the click.
 func TestMCPRealPendingThenCollect(t *testing.T) {
-	h := newRealHarness(t)
-	s := h.mcpConnect("--wait", "3s")
-	title := h.title("MCP-pending")
+	h := e2e.NewRealHarness(t)
+	s := h.MCPConnect("--wait", "3s")
+	title := h.Title("MCP-pending")
 	args := map[string]any{"title": title, "message": "Deploy when ready?", "timeout": "2m"}
 	p := &mcp.CallToolParams{Name: "confirm", Arguments: args}
 	p.SetProgressToken("tok-1")
-	c := s.callWith(context.Background(), p)
-	expectResult(t, c, lifecycle.StatusPending, textPending)
-	if c.out.AnsweredAt != "" || c.out.Remembered {
-		t.Fatalf("pending result: %+v", c.out)
+	c := s.CallWith(context.Background(), p)
+	e2e.ExpectResult(t, c, lifecycle.StatusPending, e2e.TextPending)
+	if c.Out.AnsweredAt != "" || c.Out.Remembered {
+		t.Fatalf("pending result: %+v", c.Out)
 	}
 	// A call that waited for the dialog would wait its timeout (2 min).
-	if c.elapsed < 2500*time.Millisecond || c.elapsed > time.Minute {
-		t.Fatalf("--wait 3s returned after %s", c.elapsed)
+	if c.Elapsed < 2500*time.Millisecond || c.Elapsed > time.Minute {
+		t.Fatalf("--wait 3s returned after %s", c.Elapsed)
 	}
-	s.mu.Lock()
-	progress := slices.Clone(s.progress)
-	s.mu.Unlock()
+	s.Mu.Lock()
+	progress := slices.Clone(s.Progress)
+	s.Mu.Unlock()
 	if len(progress) < 2 {
 		t.Fatalf("%d progress notifications in a 3s wait, want at least 2", len(progress))
 	}
@@ -619,108 +412,108 @@ func TestMCPRealPendingThenCollect(t *testing.T) {
 		}
 	}
 
-	h.waitWindow(title) // still on screen
-	st := s.call("status", map[string]any{"key": c.out.Key})
-	expectResult(t, st, lifecycle.StatusPending, textPending)
+	h.WaitWindow(title) // still on screen
+	st := s.Call("status", map[string]any{"key": c.Out.Key})
+	e2e.ExpectResult(t, st, lifecycle.StatusPending, e2e.TextPending)
 
 	// The same arguments again join the open dialog.
-	expectResult(t, s.call("confirm", args), lifecycle.StatusPending, textPending)
-	if n := len(h.windows(title)); n != 1 {
+	e2e.ExpectResult(t, s.Call("confirm", args), lifecycle.StatusPending, e2e.TextPending)
+	if n := len(h.Windows(title)); n != 1 {
 		t.Fatalf("%d windows after the second call", n)
 	}
-	h.click(title, "approve")
-	h.waitNoWindow(title, 30*time.Second)
-	h.waitAnswered()
+	h.Click(title, "approve")
+	h.WaitNoWindow(title, 30*time.Second)
+	h.WaitAnswered()
 
-	c = s.call("confirm", args)
-	expectResult(t, c, lifecycle.StatusApproved, "")
-	if !c.out.Remembered {
-		t.Fatalf("collected answer not marked remembered: %+v", c.out)
+	c = s.Call("confirm", args)
+	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "")
+	if !c.Out.Remembered {
+		t.Fatalf("collected answer not marked remembered: %+v", c.Out)
 	}
-	if n := h.dialogsRequested(); n != 1 {
+	if n := h.DialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
-	expectResult(t, s.call("status", map[string]any{"key": c.out.Key[:8]}), lifecycle.StatusApproved, "")
+	e2e.ExpectResult(t, s.Call("status", map[string]any{"key": c.Out.Key[:8]}), lifecycle.StatusApproved, "")
 }
 
 // A new question under the same key replaces the open dialog: the older
 // call ends superseded (a result, not an error), the newer one is asked.
 // Both calls run at once in one server.
 func TestMCPRealSupersedeByKey(t *testing.T) {
-	h := newRealHarness(t)
-	s := h.mcpConnect("--wait", "20s")
-	oldTitle, newTitle := h.title("MCP-old"), h.title("MCP-new")
-	old := s.start("confirm", map[string]any{"key": "release", "title": oldTitle, "message": "Tag v1?"})
-	h.waitWindow(oldTitle)
+	h := e2e.NewRealHarness(t)
+	s := h.MCPConnect("--wait", "20s")
+	oldTitle, newTitle := h.Title("MCP-old"), h.Title("MCP-new")
+	old := s.Start("confirm", map[string]any{"key": "release", "title": oldTitle, "message": "Tag v1?"})
+	h.WaitWindow(oldTitle)
 	superseded := time.Now()
 	newArgs := map[string]any{"key": "release", "title": newTitle, "message": "Tag v2 instead?"}
-	newer := s.start("confirm", newArgs)
-	o := awaitCall(t, old, 40*time.Second)
-	expectResult(t, o, lifecycle.StatusSuperseded, textSuperseded)
+	newer := s.Start("confirm", newArgs)
+	o := e2e.AwaitCall(t, old, 40*time.Second)
+	e2e.ExpectResult(t, o, lifecycle.StatusSuperseded, e2e.TextSuperseded)
 	if d := time.Since(superseded); d > 5*time.Second {
 		// The older waiter's blocking shared lock can lose the race to the
 		// new holder's exclusive one; it then notices only at --wait.
 		t.Logf("the superseded call returned after %s, at its --wait", d)
 	}
-	h.waitNoWindow(oldTitle, 30*time.Second)
-	h.click(newTitle, "approve")
-	n := awaitCall(t, newer, 30*time.Second)
-	if n.err == nil && n.out.Status == lifecycle.StatusPending {
+	h.WaitNoWindow(oldTitle, 30*time.Second)
+	h.Click(newTitle, "approve")
+	n := e2e.AwaitCall(t, newer, 30*time.Second)
+	if n.Err == nil && n.Out.Status == lifecycle.StatusPending {
 		// The newer call's wait ran out while the older one was late: the
 		// retry contract collects the answer.
-		n = s.call("confirm", newArgs)
+		n = s.Call("confirm", newArgs)
 	}
-	expectResult(t, n, lifecycle.StatusApproved, "")
-	if n.out.Key != o.out.Key {
-		t.Fatalf("one key, two identities: %s and %s", o.out.Key, n.out.Key)
+	e2e.ExpectResult(t, n, lifecycle.StatusApproved, "")
+	if n.Out.Key != o.Out.Key {
+		t.Fatalf("one key, two identities: %s and %s", o.Out.Key, n.Out.Key)
 	}
 	// A dialog that failed to render is shown again (--retries): those
 	// attempts are no part of what this test is about.
-	got := dropSupersededCollection(h.eventsBesideRenderRetries(n.out.Key))
+	got := e2e.DropSupersededCollection(h.EventsBesideRenderRetries(n.Out.Key))
 	if !reflect.DeepEqual(got, []string{"requested", "shown", "superseded", "requested", "shown", "answered", "collected"}) {
-		t.Fatalf("history: %v", h.history())
+		t.Fatalf("history: %v", h.History())
 	}
 }
 
 func TestMCPRealCancelTool(t *testing.T) {
-	h := newRealHarness(t)
-	s := h.mcpConnect("--wait", "30s")
-	title := h.title("MCP-cancel")
-	waiting := s.start("confirm", map[string]any{"key": "rotate-keys", "title": title, "message": "Rotate the keys?"})
-	h.waitWindow(title)
-	c := s.call("cancel", map[string]any{"key": "rotate-keys"})
-	expectResult(t, c, lifecycle.StatusCancelled, textCancelDone)
-	h.waitNoWindow(title, 30*time.Second)
-	expectResult(t, awaitCall(t, waiting, 30*time.Second), lifecycle.StatusCancelled, textCancelled)
-	again := s.call("cancel", map[string]any{"key": "rotate-keys"})
-	expectResult(t, again, lifecycle.StatusCancelled, "Nothing to cancel: the request already ended cancelled.")
+	h := e2e.NewRealHarness(t)
+	s := h.MCPConnect("--wait", "30s")
+	title := h.Title("MCP-cancel")
+	waiting := s.Start("confirm", map[string]any{"key": "rotate-keys", "title": title, "message": "Rotate the keys?"})
+	h.WaitWindow(title)
+	c := s.Call("cancel", map[string]any{"key": "rotate-keys"})
+	e2e.ExpectResult(t, c, lifecycle.StatusCancelled, e2e.TextCancelDone)
+	h.WaitNoWindow(title, 30*time.Second)
+	e2e.ExpectResult(t, e2e.AwaitCall(t, waiting, 30*time.Second), lifecycle.StatusCancelled, e2e.TextCancelled)
+	again := s.Call("cancel", map[string]any{"key": "rotate-keys"})
+	e2e.ExpectResult(t, again, lifecycle.StatusCancelled, "Nothing to cancel: the request already ended cancelled.")
 }
 
 // A host that dies mid-call (its server's stdin closes) leaves the dialog
 // up, and its answer is collected by the next client asking the same thing:
 // no lost answer, no second dialog.
 func TestMCPRealDisconnectLeavesDialogCollectable(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("MCP-disconnect")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("MCP-disconnect")
 	args := map[string]any{"title": title, "message": "Still there after the client left?"}
 
-	cmd := h.command([]string{"mcp", "--wait", "3m"})
+	cmd := h.Command([]string{"mcp", "--wait", "3m"})
 	stdin, err := cmd.StdinPipe()
-	must(t, err)
+	e2e.Must(t, err)
 	stdout, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
+	e2e.Must(t, err)
+	e2e.Must(t, cmd.Start())
 	defer cmd.Process.Kill()
 	client := mcp.NewClient(&mcp.Implementation{Name: "doomed-host", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
-	must(t, err)
-	first := &mcpSession{h: h, cs: cs}
-	done := first.start("confirm", args)
-	h.waitWindow(title)
+	e2e.Must(t, err)
+	first := &e2e.MCPSession{H: h, Cs: cs}
+	done := first.Start("confirm", args)
+	h.WaitWindow(title)
 	closed := time.Now()
 	stdin.Close()
-	if c := awaitCall(t, done, time.Minute); c.err == nil {
-		t.Fatalf("the abandoned call returned a result: %+v", c.out)
+	if c := e2e.AwaitCall(t, done, time.Minute); c.Err == nil {
+		t.Fatalf("the abandoned call returned a result: %+v", c.Out)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the server ended with %v when its client went away", err)
@@ -731,18 +524,18 @@ func TestMCPRealDisconnectLeavesDialogCollectable(t *testing.T) {
 	}
 	cs.Close()
 	time.Sleep(500 * time.Millisecond)
-	h.waitWindow(title) // the dialog outlived the server
-	h.click(title, "approve")
-	h.waitNoWindow(title, 30*time.Second)
-	h.waitAnswered()
+	h.WaitWindow(title) // the dialog outlived the server
+	h.Click(title, "approve")
+	h.WaitNoWindow(title, 30*time.Second)
+	h.WaitAnswered()
 
-	s := h.mcpConnect("--wait", "30s")
-	c := s.call("confirm", args)
-	expectResult(t, c, lifecycle.StatusApproved, "")
-	if !c.out.Remembered {
-		t.Fatalf("the answer was not collected from the store: %+v", c.out)
+	s := h.MCPConnect("--wait", "30s")
+	c := s.Call("confirm", args)
+	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "")
+	if !c.Out.Remembered {
+		t.Fatalf("the answer was not collected from the store: %+v", c.Out)
 	}
-	if n := h.dialogsRequested(); n != 1 {
+	if n := h.DialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 }
@@ -751,25 +544,25 @@ func TestMCPRealDisconnectLeavesDialogCollectable(t *testing.T) {
 // leaves the dialog up; the same server keeps serving, and the next call
 // joins the dialog.
 func TestMCPRealCancelledCallJoinsAgain(t *testing.T) {
-	h := newRealHarness(t)
-	title := h.title("MCP-gaveup")
+	h := e2e.NewRealHarness(t)
+	title := h.Title("MCP-gaveup")
 	args := map[string]any{"title": title, "message": "Worth the wait?"}
-	s := h.mcpConnect("--wait", "30s")
+	s := h.MCPConnect("--wait", "30s")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	c := s.callWith(ctx, &mcp.CallToolParams{Name: "confirm", Arguments: args})
-	if c.err == nil {
-		t.Fatalf("the call outlived its context: %+v", c.out)
+	c := s.CallWith(ctx, &mcp.CallToolParams{Name: "confirm", Arguments: args})
+	if c.Err == nil {
+		t.Fatalf("the call outlived its context: %+v", c.Out)
 	}
-	h.waitWindow(title)
-	joined := s.start("confirm", args)
+	h.WaitWindow(title)
+	joined := s.Start("confirm", args)
 	time.Sleep(700 * time.Millisecond) // a second window would have appeared by now
-	if n := len(h.windows(title)); n != 1 {
+	if n := len(h.Windows(title)); n != 1 {
 		t.Fatalf("%d windows after calling again", n)
 	}
-	h.click(title, "approve")
-	expectResult(t, awaitCall(t, joined, 30*time.Second), lifecycle.StatusApproved, "The person approved.")
-	if n := h.dialogsRequested(); n != 1 {
+	h.Click(title, "approve")
+	e2e.ExpectResult(t, e2e.AwaitCall(t, joined, 30*time.Second), lifecycle.StatusApproved, "The person approved.")
+	if n := h.DialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 }
@@ -790,14 +583,14 @@ func TestMCPManyPendingCallsShareOneWaiter(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts threads and descriptors through /proc")
 	}
-	h := newFakeHarness(t)
-	s := h.mcpConnect("--wait", "20ms")
-	pid := s.cmd.Process.Pid
+	h := e2e.NewFakeHarness(t)
+	s := h.MCPConnect("--wait", "20ms")
+	pid := s.Cmd.Process.Pid
 	args := map[string]any{"message": "Hold still", "timeout": "2m"}
-	first := s.call("confirm", args)
-	expectResult(t, first, lifecycle.StatusPending, textPending)
-	h.waitShown(1)
-	lockPath := filepath.Join(h.dir, "state", "ask-confirm", "locks", first.out.Key+".lock")
+	first := s.Call("confirm", args)
+	e2e.ExpectResult(t, first, lifecycle.StatusPending, e2e.TextPending)
+	h.WaitShown(1)
+	lockPath := filepath.Join(h.Dir, "state", "ask-confirm", "locks", first.Out.Key+".lock")
 
 	const batch, batches = 100, 3
 	pending := func() {
@@ -807,8 +600,8 @@ func TestMCPManyPendingCallsShareOneWaiter(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if c := s.call("confirm", args); c.err != nil || c.out.Status != lifecycle.StatusPending {
-					errs <- fmt.Sprintf("%v %+v", c.err, c.out)
+				if c := s.Call("confirm", args); c.Err != nil || c.Out.Status != lifecycle.StatusPending {
+					errs <- fmt.Sprintf("%v %+v", c.Err, c.Out)
 				}
 			}()
 		}
@@ -837,11 +630,11 @@ func TestMCPManyPendingCallsShareOneWaiter(t *testing.T) {
 		t.Fatalf("%d descriptors of the lock file while the dialog is open, want at most 1", n)
 	}
 
-	h.answer("approve")
-	eventually(t, 30*time.Second, "the approval to be collected", func() bool {
-		return s.call("confirm", args).out.Status == lifecycle.StatusApproved
+	h.Answer("approve")
+	e2e.Eventually(t, 30*time.Second, "the approval to be collected", func() bool {
+		return s.Call("confirm", args).Out.Status == lifecycle.StatusApproved
 	})
-	eventually(t, 30*time.Second, "no descriptor of the lock file", func() bool {
+	e2e.Eventually(t, 30*time.Second, "no descriptor of the lock file", func() bool {
 		return countTarget(procFiles(t, pid), lockPath) == 0
 	})
 }
@@ -850,11 +643,11 @@ func TestMCPManyPendingCallsShareOneWaiter(t *testing.T) {
 func procThreads(t *testing.T, pid int) int {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	must(t, err)
+	e2e.Must(t, err)
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
-			must(t, err)
+			e2e.Must(t, err)
 			return n
 		}
 	}
@@ -867,7 +660,7 @@ func procFiles(t *testing.T, pid int) []string {
 	t.Helper()
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	entries, err := os.ReadDir(dir)
-	must(t, err)
+	e2e.Must(t, err)
 	var files []string
 	for _, e := range entries {
 		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {

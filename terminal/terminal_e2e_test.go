@@ -1,6 +1,6 @@
 //go:build e2e && linux
 
-package cmd
+package terminal_test
 
 import (
 	"encoding/json"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
 )
 
 // The terminal prompt end to end: the real binary in a real terminal,
@@ -30,7 +32,7 @@ const humanPause = 1500 * time.Millisecond
 // tmuxHarness is one shell in a tmux pane, 120 by 30, whose ask-confirm is
 // this test binary.
 type tmuxHarness struct {
-	*harness
+	*e2e.Harness
 	sock string
 	runs int
 }
@@ -44,10 +46,10 @@ func newTmuxHarness(t *testing.T) *tmuxHarness {
 		}
 		t.Skip(msg)
 	}
-	h := newHarness(t) // no DISPLAY, no WAYLAND_DISPLAY: no dialog can be shown
-	h.exe = lookPathOrFail(t, "ask-confirm")
-	env := h.env[:0]
-	for _, kv := range h.env {
+	h := e2e.NewHarness(t) // no DISPLAY, no WAYLAND_DISPLAY: no dialog can be shown
+	h.Exe = e2e.LookPathOrFail(t, "ask-confirm")
+	env := h.Env[:0]
+	for _, kv := range h.Env {
 		// Nor any variable that turns the prompt off (terminalOffBy),
 		// such as the CI a runner sets: the tests set them themselves.
 		switch name, _, _ := strings.Cut(kv, "="); name {
@@ -56,19 +58,19 @@ func newTmuxHarness(t *testing.T) *tmuxHarness {
 			env = append(env, kv)
 		}
 	}
-	h.env = append(env, "PATH="+os.Getenv("PATH"), "PS1=$ ", "HISTFILE=/dev/null", "TERM=tmux-256color", "LC_ALL=C.UTF-8")
+	h.Env = append(env, "PATH="+os.Getenv("PATH"), "PS1=$ ", "HISTFILE=/dev/null", "TERM=tmux-256color", "LC_ALL=C.UTF-8")
 	// The shell gets exactly h.env, whatever tmux's server keeps in its
 	// global environment.
-	shell := filepath.Join(h.dir, "shell")
+	shell := filepath.Join(h.Dir, "shell")
 	var launcher strings.Builder
 	launcher.WriteString("#!/bin/sh\nexec env -i")
-	for _, kv := range h.env {
+	for _, kv := range h.Env {
 		launcher.WriteString(" '" + strings.ReplaceAll(kv, "'", `'\''`) + "'")
 	}
 	launcher.WriteString(" bash --norc --noprofile -i\n")
-	must(t, os.WriteFile(shell, []byte(launcher.String()), 0o700))
-	th := &tmuxHarness{harness: h, sock: filepath.Join(h.dir, "tmux.sock")}
-	th.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "30", "-s", "main", "-c", h.work, shell)
+	e2e.Must(t, os.WriteFile(shell, []byte(launcher.String()), 0o700))
+	th := &tmuxHarness{Harness: h, sock: filepath.Join(h.Dir, "tmux.sock")}
+	th.tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "30", "-s", "main", "-c", h.Work, shell)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", th.sock, "kill-server").Run() })
 	th.waitScreen("the shell's prompt", func(s string) bool { return strings.HasPrefix(s, "$") })
 	return th
@@ -76,12 +78,12 @@ func newTmuxHarness(t *testing.T) *tmuxHarness {
 
 // tmux runs tmux on this harness's server and returns what it printed.
 func (th *tmuxHarness) tmux(args ...string) string {
-	th.t.Helper()
+	th.T.Helper()
 	c := exec.Command("tmux", append([]string{"-S", th.sock}, args...)...)
-	c.Env = th.env
+	c.Env = th.Env
 	out, err := c.CombinedOutput()
 	if err != nil {
-		th.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		th.T.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }
@@ -99,7 +101,7 @@ func (th *tmuxHarness) scrollback() string {
 
 // waitScreen waits until cond holds for the screen, and returns it.
 func (th *tmuxHarness) waitScreen(what string, cond func(string) bool) string {
-	th.t.Helper()
+	th.T.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s := th.screen()
@@ -107,7 +109,7 @@ func (th *tmuxHarness) waitScreen(what string, cond func(string) bool) string {
 			return s
 		}
 		if time.Now().After(deadline) {
-			th.t.Fatalf("timed out waiting for %s; the screen shows:\n%s", what, s)
+			th.T.Fatalf("timed out waiting for %s; the screen shows:\n%s", what, s)
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
@@ -115,14 +117,14 @@ func (th *tmuxHarness) waitScreen(what string, cond func(string) bool) string {
 
 // waitFor waits until the screen shows text, and returns the screen.
 func (th *tmuxHarness) waitFor(text string) string {
-	th.t.Helper()
+	th.T.Helper()
 	return th.waitScreen(strconv.Quote(text), func(s string) bool { return strings.Contains(s, text) })
 }
 
 // clear empties the screen and its history, so the next command's output
 // stands alone.
 func (th *tmuxHarness) clear() {
-	th.t.Helper()
+	th.T.Helper()
 	th.typeLine("clear")
 	th.waitScreen("a cleared screen", func(s string) bool { return s == "$" })
 	th.tmux("clear-history", "-t", "main")
@@ -130,21 +132,21 @@ func (th *tmuxHarness) clear() {
 
 // typeLine types line into the shell and presses Enter.
 func (th *tmuxHarness) typeLine(line string) {
-	th.t.Helper()
+	th.T.Helper()
 	th.tmux("send-keys", "-t", "main", "-l", line)
 	th.tmux("send-keys", "-t", "main", "Enter")
 }
 
 // keys presses keys, in tmux's names: y, Enter, C-c, BSpace, Left.
 func (th *tmuxHarness) keys(keys ...string) {
-	th.t.Helper()
+	th.T.Helper()
 	th.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...)
 }
 
 // answer waits humanPause, as a person reads the question, and presses
 // keys.
 func (th *tmuxHarness) answer(keys ...string) {
-	th.t.Helper()
+	th.T.Helper()
 	time.Sleep(humanPause)
 	th.keys(keys...)
 }
@@ -152,26 +154,26 @@ func (th *tmuxHarness) answer(keys ...string) {
 // start types command into the shell with its exit code written to a file
 // afterwards, and returns the file.
 func (th *tmuxHarness) start(command string) string {
-	th.t.Helper()
+	th.T.Helper()
 	th.runs++
-	code := filepath.Join(th.dir, fmt.Sprintf("exit-%d", th.runs))
+	code := filepath.Join(th.Dir, fmt.Sprintf("exit-%d", th.runs))
 	th.typeLine(command + "; echo $? > " + code)
 	return code
 }
 
 // exitCode waits for the exit code written to file by start.
 func (th *tmuxHarness) exitCode(file string) int {
-	th.t.Helper()
+	th.T.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b, err := os.ReadFile(file)
 		if err == nil && strings.HasSuffix(string(b), "\n") {
 			code, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			must(th.t, err)
+			e2e.Must(th.T, err)
 			return code
 		}
 		if time.Now().After(deadline) {
-			th.t.Fatalf("the command never ended; the screen shows:\n%s", th.screen())
+			th.T.Fatalf("the command never ended; the screen shows:\n%s", th.screen())
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
@@ -179,17 +181,17 @@ func (th *tmuxHarness) exitCode(file string) int {
 
 // notEnded fails the test if the command of file has ended.
 func (th *tmuxHarness) notEnded(file, why string) {
-	th.t.Helper()
+	th.T.Helper()
 	if _, err := os.Stat(file); err == nil {
 		b, _ := os.ReadFile(file)
-		th.t.Fatalf("%s, yet the command ended with %s; the screen shows:\n%s", why, b, th.screen())
+		th.T.Fatalf("%s, yet the command ended with %s; the screen shows:\n%s", why, b, th.screen())
 	}
 }
 
 // historyOf returns the events of the request with identity id.
 func (th *tmuxHarness) historyOf(id string) []map[string]any {
 	var evs []map[string]any
-	for _, e := range th.history() {
+	for _, e := range th.History() {
 		if e["identity"] == id {
 			evs = append(evs, e)
 		}
@@ -272,7 +274,7 @@ func TestTerminalTypeaheadDoesNotAnswer(t *testing.T) {
 	// Discarded unread: not even read as an answer too fast for a person,
 	// which the engine would have refused and asked again.
 	var kinds []string
-	for _, e := range th.history() {
+	for _, e := range th.History() {
 		kinds = append(kinds, e["event"].(string))
 	}
 	if got := strings.Join(kinds, " "); got != "requested shown answered collected" {
@@ -286,7 +288,7 @@ func TestTerminalTypeaheadDoesNotAnswer(t *testing.T) {
 func TestTerminalJSONAndRemember(t *testing.T) {
 	t.Parallel()
 	th := newTmuxHarness(t)
-	out := filepath.Join(th.dir, "out.json")
+	out := filepath.Join(th.Dir, "out.json")
 	capture := "out=$(ask-confirm --json --title Json --message 'Tag v2?'); code=$?; printf '%s' \"$out\" > " + out + "; (exit $code)"
 	code := th.start(capture)
 	th.waitFor("[y/N]")
@@ -295,7 +297,7 @@ func TestTerminalJSONAndRemember(t *testing.T) {
 		t.Fatalf("exit %d, want 0:\n%s", got, th.screen())
 	}
 	b, err := os.ReadFile(out)
-	must(t, err)
+	e2e.Must(t, err)
 	var res map[string]any
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	if err := dec.Decode(&res); err != nil || dec.More() {
@@ -315,7 +317,7 @@ func TestTerminalJSONAndRemember(t *testing.T) {
 		t.Fatalf("again: exit %d, want the remembered 0:\n%s", got, th.screen())
 	}
 	b, err = os.ReadFile(out)
-	must(t, err)
+	e2e.Must(t, err)
 	if !strings.Contains(string(b), `"remembered":true`) || !strings.Contains(string(b), `"key":"`+id+`"`) {
 		t.Fatalf("again: stdout %s", b)
 	}
@@ -340,9 +342,9 @@ func TestTerminalJSONAndRemember(t *testing.T) {
 func TestTerminalTwoInvocationsDoNotInterleave(t *testing.T) {
 	t.Parallel()
 	th := newTmuxHarness(t)
-	script := filepath.Join(th.dir, "two.sh")
-	codes := filepath.Join(th.dir, "codes")
-	must(t, os.WriteFile(script, []byte(`#!/bin/sh
+	script := filepath.Join(th.Dir, "two.sh")
+	codes := filepath.Join(th.Dir, "codes")
+	e2e.Must(t, os.WriteFile(script, []byte(`#!/bin/sh
 # Both in the background of a non-interactive shell: the same process group,
 # both in the terminal's foreground.
 (ask-confirm --title First --message 'Alpha?'; echo "Alpha $?" >> `+codes+`) &
@@ -378,7 +380,7 @@ wait
 		t.Fatalf("the script exited %d", got)
 	}
 	b, err := os.ReadFile(codes)
-	must(t, err)
+	e2e.Must(t, err)
 	name := func(m string) string { return strings.TrimSuffix(m, "?") }
 	for _, want := range []string{name(first) + " 0", name(second) + " 1"} {
 		if !strings.Contains(string(b), want+"\n") {
@@ -387,12 +389,12 @@ wait
 	}
 
 	// The same question twice: one prompt, whose answer both receive.
-	must(t, os.WriteFile(script, []byte(`#!/bin/sh
+	e2e.Must(t, os.WriteFile(script, []byte(`#!/bin/sh
 (ask-confirm --title Same --message 'Gamma?'; echo "one $?" >> `+codes+`) &
 (ask-confirm --title Same --message 'Gamma?'; echo "two $?" >> `+codes+`) &
 wait
 `), 0o700))
-	must(t, os.Remove(codes))
+	e2e.Must(t, os.Remove(codes))
 	th.clear()
 	code = th.start("sh " + script)
 	th.waitFor("[y/N]")
@@ -405,7 +407,7 @@ wait
 		t.Fatalf("the script exited %d", got)
 	}
 	b, err = os.ReadFile(codes)
-	must(t, err)
+	e2e.Must(t, err)
 	if !strings.Contains(string(b), "one 0\n") || !strings.Contains(string(b), "two 0\n") {
 		t.Fatalf("exit codes %q, want both approved by the one prompt", b)
 	}
@@ -424,7 +426,7 @@ func TestTerminalNotAskedWithoutATerminal(t *testing.T) {
 	th := newTmuxHarness(t)
 	for _, command := range []string{
 		"setsid -w ask-confirm --message 'No tty?' </dev/null",
-		"ask-confirm --message 'Streams elsewhere?' </dev/null >/dev/null 2>" + filepath.Join(th.dir, "stderr"),
+		"ask-confirm --message 'Streams elsewhere?' </dev/null >/dev/null 2>" + filepath.Join(th.Dir, "stderr"),
 		"ask-confirm --no-terminal --message 'Turned off?'",
 		// A CI job or an agent's tool under a pseudo-terminal, and a
 		// background job, whose keys the person types go elsewhere.
@@ -453,7 +455,7 @@ func TestTerminalNotAskedWithoutATerminal(t *testing.T) {
 func TestTerminalChooseAndInput(t *testing.T) {
 	t.Parallel()
 	th := newTmuxHarness(t)
-	out := filepath.Join(th.dir, "out")
+	out := filepath.Join(th.Dir, "out")
 	code := th.start(`out=$(ask-confirm choose --title Where --message 'Deploy v2 to?' --option 'staging=the staging cluster' --option production); code=$?; printf '%s' "$out" > ` + out + `; (exit $code)`)
 	s := th.waitFor("Pick one of 1-2")
 	if !strings.Contains(s, "  1) staging — the staging cluster\n  2) production\n") {
@@ -522,15 +524,15 @@ func TestTerminalTimeout(t *testing.T) {
 func TestTerminalKilledPromptDoesNotBlock(t *testing.T) {
 	t.Parallel()
 	th := newTmuxHarness(t)
-	pidFile := filepath.Join(th.dir, "pid")
+	pidFile := filepath.Join(th.Dir, "pid")
 	command := "sh -c 'echo $$ > " + pidFile + "; exec ask-confirm --title Killed --message \"Ship v2?\"'"
 	code := th.start(command)
 	th.waitFor("[y/N]")
 	b, err := os.ReadFile(pidFile)
-	must(t, err)
+	e2e.Must(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	must(t, err)
-	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	e2e.Must(t, err)
+	e2e.Must(t, syscall.Kill(pid, syscall.SIGKILL))
 	if got := th.exitCode(code); got != 128+int(syscall.SIGKILL) {
 		t.Fatalf("killed prompt: exit %d", got)
 	}
@@ -547,7 +549,7 @@ func TestTerminalKilledPromptDoesNotBlock(t *testing.T) {
 		t.Fatalf("after the kill: exit %d:\n%s", got, th.screen())
 	}
 	requested := 0
-	for _, e := range th.history() {
+	for _, e := range th.History() {
 		if e["event"] == "requested" {
 			requested++
 		}
@@ -572,20 +574,20 @@ func TestTerminalDoctor(t *testing.T) {
 		t.Fatalf("doctor does not report the terminal:\n%s", s)
 	}
 	th.clear()
-	out := filepath.Join(th.dir, "doctor.json")
+	out := filepath.Join(th.Dir, "doctor.json")
 	code = th.start("ask-confirm doctor --json </dev/null >" + out + " 2>/dev/null")
 	if got := th.exitCode(code); got != 4 {
 		t.Fatalf("doctor with no stream on the terminal: exit %d, want 4", got)
 	}
 	b, err := os.ReadFile(out)
-	must(t, err)
+	e2e.Must(t, err)
 	var rep struct {
 		Terminal struct {
 			Available bool   `json:"available"`
 			Reason    string `json:"reason"`
 		} `json:"terminal"`
 	}
-	must(t, json.Unmarshal(b, &rep))
+	e2e.Must(t, json.Unmarshal(b, &rep))
 	if rep.Terminal.Available || !strings.Contains(rep.Terminal.Reason, "none of stdin, stdout and stderr") {
 		t.Fatalf("doctor --json terminal: %+v", rep.Terminal)
 	}

@@ -1,6 +1,6 @@
 //go:build e2e && linux
 
-package cmd
+package mcpserver_test
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,19 +57,19 @@ func (f *formHost) shown() []*mcp.ElicitParams {
 // mcpConnectWithForms starts ask-confirm mcp with args and connects a
 // client that shows forms through host, asking for protocol version (empty:
 // the SDK's latest).
-func (h *harness) mcpConnectWithForms(host *formHost, version string, args ...string) *mcpSession {
-	h.t.Helper()
-	s := &mcpSession{h: h, stderr: &lockedBuffer{}}
-	cmd := h.command(append([]string{"mcp"}, args...))
-	cmd.Stderr = s.stderr
+func mcpConnectWithForms(h *e2e.Harness, host *formHost, version string, args ...string) *e2e.MCPSession {
+	h.T.Helper()
+	s := &e2e.MCPSession{H: h, Stderr: &syncbuf.Buffer{}}
+	cmd := h.Command(append([]string{"mcp"}, args...))
+	cmd.Stderr = s.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "ask-confirm-form-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: host.elicit})
-	return h.mcpDial(s, cmd, client, &mcp.ClientSessionOptions{ProtocolVersion: version}, args)
+	return h.MCPDial(s, cmd, client, &mcp.ClientSessionOptions{ProtocolVersion: version}, args)
 }
 
 // requestEvents returns the history's events for the request key.
-func (h *harness) requestEvents(key string) []map[string]any {
+func requestEvents(h *e2e.Harness, key string) []map[string]any {
 	var events []map[string]any
-	for _, e := range h.history() {
+	for _, e := range h.History() {
 		if e["identity"] == key {
 			events = append(events, e)
 		}
@@ -76,19 +80,19 @@ func (h *harness) requestEvents(key string) []map[string]any {
 // With a display, auto asks by a real dialog even a client that shows
 // forms: the agent's host cannot click it. The client is never asked.
 func TestMCPElicitRealDialogFirst(t *testing.T) {
-	h := newRealHarness(t)
+	h := e2e.NewRealHarness(t)
 	host := &formHost{answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}}
-	s := h.mcpConnectWithForms(host, "", "--wait", "30s")
-	title := h.title("MCP-elicit-dialog")
-	done := s.start("confirm", map[string]any{"title": title, "message": "Ship v2 with a dialog?"})
-	h.click(title, "approve")
-	c := awaitCall(t, done, 30*time.Second)
-	expectResult(t, c, lifecycle.StatusApproved, "The person approved.")
-	h.waitNoWindow(title, 30*time.Second)
+	s := mcpConnectWithForms(h, host, "", "--wait", "30s")
+	title := h.Title("MCP-elicit-dialog")
+	done := s.Start("confirm", map[string]any{"title": title, "message": "Ship v2 with a dialog?"})
+	h.Click(title, "approve")
+	c := e2e.AwaitCall(t, done, 30*time.Second)
+	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "The person approved.")
+	h.WaitNoWindow(title, 30*time.Second)
 	if n := len(host.shown()); n != 0 {
 		t.Fatalf("the client was asked %d forms besides the dialog", n)
 	}
-	for _, e := range h.requestEvents(c.out.Key) {
+	for _, e := range requestEvents(h, c.Out.Key) {
 		if _, ok := e["channel"]; ok {
 			t.Fatalf("a dialog's history event names a channel: %v", e)
 		}
@@ -110,25 +114,25 @@ func TestMCPElicitWithoutDisplay(t *testing.T) {
 		{"decline", "2025-06-18", &mcp.ElicitResult{Action: "decline"}, lifecycle.StatusDenied, "The person denied. Do not proceed."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newMCPHarness(t)
+			h := e2e.NewMCPHarness(t)
 			host := &formHost{answer: tc.answer}
-			for _, kv := range h.command([]string{"mcp"}).Env {
+			for _, kv := range h.Command([]string{"mcp"}).Env {
 				if strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
 					t.Fatalf("the server's environment has %s", kv)
 				}
 			}
-			s := h.mcpConnectWithForms(host, tc.version, "--wait", "30s")
-			if v := s.cs.InitializeResult().ProtocolVersion; v != tc.version {
+			s := mcpConnectWithForms(h, host, tc.version, "--wait", "30s")
+			if v := s.Cs.InitializeResult().ProtocolVersion; v != tc.version {
 				t.Fatalf("protocol %s, want %s", v, tc.version)
 			}
 			message := "Ship v2 through the form (" + tc.name + ")?"
-			c := s.call("confirm", map[string]any{"title": "Deploy", "message": message})
-			expectResult(t, c, tc.status, tc.text)
+			c := s.Call("confirm", map[string]any{"title": "Deploy", "message": message})
+			e2e.ExpectResult(t, c, tc.status, tc.text)
 			forms := host.shown()
 			if len(forms) != 1 || !strings.HasPrefix(forms[0].Message, "Deploy\n\n"+message) {
 				t.Fatalf("the client was asked %d forms: %+v", len(forms), forms)
 			}
-			events := h.requestEvents(c.out.Key)
+			events := requestEvents(h, c.Out.Key)
 			var kinds []string
 			for _, e := range events {
 				kinds = append(kinds, e["event"].(string))
@@ -143,12 +147,12 @@ func TestMCPElicitWithoutDisplay(t *testing.T) {
 			// status sees it. But it is the form's: the command line
 			// asking the same question by dialog is another request,
 			// which never receives it (here nobody can be asked).
-			if o := h.run("status", c.out.Key, "--json"); o.res.Status != tc.status || o.res.Key != c.out.Key {
-				t.Fatalf("ask-confirm status: %+v\nstderr: %s", o.res, o.stderr)
+			if o := h.Run("status", c.Out.Key, "--json"); o.Res.Status != tc.status || o.Res.Key != c.Out.Key {
+				t.Fatalf("ask-confirm status: %+v\nstderr: %s", o.Res, o.Stderr)
 			}
-			o := h.run("--json", "--title", "Deploy", "--message", message)
-			if o.code != int(lifecycle.ExitHeadless) || o.res.Key == c.out.Key {
-				t.Fatalf("the command line took the form's answer: exit %d, %+v", o.code, o.res)
+			o := h.Run("--json", "--title", "Deploy", "--message", message)
+			if o.Code != int(lifecycle.ExitHeadless) || o.Res.Key == c.Out.Key {
+				t.Fatalf("the command line took the form's answer: exit %d, %+v", o.Code, o.Res)
 			}
 		})
 	}

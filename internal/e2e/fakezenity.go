@@ -1,6 +1,6 @@
-//go:build e2e
+//go:build e2e && unix
 
-package cmd
+package e2e
 
 import (
 	"fmt"
@@ -10,13 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/cmd"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
-
-func init() {
-	testPrograms["zenity"] = fakeZenity
-	testPrograms["ask-confirm"] = testAskConfirm
-}
 
 // Test-only settings of a holder's engine, as Go durations. Only this test
 // binary reads them; the shipped binary's holder always runs with the
@@ -42,13 +38,13 @@ func testAskConfirm() {
 	if code, ok := lifecycle.HolderMain(os.Args[1:], c); ok {
 		os.Exit(code)
 	}
-	os.Exit(Main())
+	os.Exit(cmd.Main())
 }
 
-// fakeZenityDirEnv names the directory through which a test drives the
+// FakeZenityDirEnv names the directory through which a test drives the
 // scripted zenity. Only this test binary reads it; the shipped binary has no
 // such variable.
-const fakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
+const FakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
 
 // fakeRenderTime is how long the scripted zenity takes to "map its window"
 // before it will take an answer, like the real one (about 0.5 s). Tests that
@@ -56,8 +52,8 @@ const fakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
 // holder's humanAnswer time (0.4 s), or every answer counts as a failure.
 const fakeRenderTime = 500 * time.Millisecond
 
-// fakeRenderEnv overrides fakeRenderTime, as a Go duration.
-const fakeRenderEnv = "ASK_CONFIRM_TEST_FAKE_RENDER"
+// FakeRenderEnv overrides fakeRenderTime, as a Go duration.
+const FakeRenderEnv = "ASK_CONFIRM_TEST_FAKE_RENDER"
 
 // fakeZenity stands in for the zenity program. It records each call as
 // DIR/call-PID (its arguments, NUL-separated, then a line with its parent's
@@ -70,9 +66,9 @@ const fakeRenderEnv = "ASK_CONFIRM_TEST_FAKE_RENDER"
 //     after the first are written to stdout, as zenity writes the items
 //     picked, the text typed or the extra button's label.
 func fakeZenity() {
-	dir := os.Getenv(fakeZenityDirEnv)
+	dir := os.Getenv(FakeZenityDirEnv)
 	if dir == "" {
-		fmt.Fprintln(os.Stderr, "fake zenity: "+fakeZenityDirEnv+" is not set")
+		fmt.Fprintln(os.Stderr, "fake zenity: "+FakeZenityDirEnv+" is not set")
 		os.Exit(98)
 	}
 	pid := strconv.Itoa(os.Getpid())
@@ -92,7 +88,7 @@ func fakeZenity() {
 		os.Exit(1)
 	}
 	render := fakeRenderTime
-	if d, err := time.ParseDuration(os.Getenv(fakeRenderEnv)); err == nil {
+	if d, err := time.ParseDuration(os.Getenv(FakeRenderEnv)); err == nil {
 		render = d
 	}
 	time.Sleep(render)

@@ -1,6 +1,6 @@
 //go:build e2e && linux
 
-package cmd
+package lifecycle_test
 
 import (
 	"crypto/rand"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
+
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
@@ -22,21 +24,21 @@ import (
 type fault struct {
 	name string
 	// setup breaks things; the returned function repairs them.
-	setup func(t *testing.T, h *harness) (repair func())
+	setup func(t *testing.T, h *e2e.Harness) (repair func())
 	// want is the exit code while the fault lasts, and says what stderr or
 	// the JSON message must mention.
 	want    int
 	mention string
 }
 
-func (h *harness) cacheDir() string { return filepath.Join(h.dir, "cache", "ask-confirm") }
-func (h *harness) locksDir() string { return filepath.Join(h.dir, "state", "ask-confirm", "locks") }
+func cacheDir(h *e2e.Harness) string { return filepath.Join(h.Dir, "cache", "ask-confirm") }
+func locksDir(h *e2e.Harness) string { return filepath.Join(h.Dir, "state", "ask-confirm", "locks") }
 
 // mountTmpfs mounts a tmpfs at dir. Mounting needs root, which scripts/test
 // has in CI; elsewhere the fault cannot be made and the test says so.
 func mountTmpfs(t *testing.T, dir, opts string) {
 	t.Helper()
-	must(t, os.MkdirAll(dir, 0o700))
+	e2e.Must(t, os.MkdirAll(dir, 0o700))
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput()
 	if err != nil {
 		msg := "mounting a tmpfs to inject the fault: " + strings.TrimSpace(string(out))
@@ -45,7 +47,7 @@ func mountTmpfs(t *testing.T, dir, opts string) {
 		}
 		t.Skip(msg + " (needs root; scripts/test runs as root in CI)")
 	}
-	must(t, os.Chmod(dir, 0o700))
+	e2e.Must(t, os.Chmod(dir, 0o700))
 }
 
 func unmount(dir string) func() {
@@ -55,21 +57,21 @@ func unmount(dir string) func() {
 var faults = []fault{
 	{
 		name: "store directory read-only",
-		setup: func(t *testing.T, h *harness) func() {
-			mountTmpfs(t, h.cacheDir(), "size=1m,mode=0700")
-			h.run("--wait", "0", "--message", "creates the store") // a store to read
-			h.run("cancel", "--all")
-			must(t, exec.Command("mount", "-o", "remount,ro", h.cacheDir()).Run())
-			return unmount(h.cacheDir())
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			mountTmpfs(t, cacheDir(h), "size=1m,mode=0700")
+			h.Run("--wait", "0", "--message", "creates the store") // a store to read
+			h.Run("cancel", "--all")
+			e2e.Must(t, exec.Command("mount", "-o", "remount,ro", cacheDir(h)).Run())
+			return unmount(cacheDir(h))
 		},
 		want: 8, mention: "read-only file system",
 	},
 	{
 		name: "disk full",
-		setup: func(t *testing.T, h *harness) func() {
-			mountTmpfs(t, h.cacheDir(), "size=64k,mode=0700")
-			f, err := os.Create(filepath.Join(h.cacheDir(), "filler"))
-			must(t, err)
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			mountTmpfs(t, cacheDir(h), "size=64k,mode=0700")
+			f, err := os.Create(filepath.Join(cacheDir(h), "filler"))
+			e2e.Must(t, err)
 			buf := make([]byte, 4096)
 			for {
 				if _, err := f.Write(buf); err != nil {
@@ -77,92 +79,92 @@ var faults = []fault{
 				}
 			}
 			f.Close()
-			return unmount(h.cacheDir())
+			return unmount(cacheDir(h))
 		},
 		want: 8, mention: "no space left on device",
 	},
 	{
 		name: "store locked by a process that never lets go",
-		setup: func(t *testing.T, h *harness) func() {
-			h.run("--wait", "0", "--message", "creates the store")
-			h.run("cancel", "--all")
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			h.Run("--wait", "0", "--message", "creates the store")
+			h.Run("cancel", "--all")
 			// This test process holds bbolt's lock; ask-confirm runs in
 			// another process, where the flock conflicts.
-			f, err := os.Open(filepath.Join(h.cacheDir(), "answers.db"))
-			must(t, err)
-			must(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+			f, err := os.Open(filepath.Join(cacheDir(h), "answers.db"))
+			e2e.Must(t, err)
+			e2e.Must(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
 			return func() { f.Close() }
 		},
 		want: 8, mention: "locked by another process",
 	},
 	{
 		name: "lock directory cannot be created",
-		setup: func(t *testing.T, h *harness) func() {
-			must(t, os.MkdirAll(filepath.Dir(h.locksDir()), 0o700))
-			must(t, os.WriteFile(h.locksDir(), nil, 0o600))
-			return func() { os.Remove(h.locksDir()) }
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			e2e.Must(t, os.MkdirAll(filepath.Dir(locksDir(h)), 0o700))
+			e2e.Must(t, os.WriteFile(locksDir(h), nil, 0o600))
+			return func() { os.Remove(locksDir(h)) }
 		},
 		want: 8, mention: "not a directory",
 	},
 	{
 		name: "store directory is a symbolic link",
-		setup: func(t *testing.T, h *harness) func() {
-			elsewhere := filepath.Join(h.dir, "elsewhere")
-			must(t, os.MkdirAll(elsewhere, 0o700))
-			must(t, os.MkdirAll(filepath.Dir(h.cacheDir()), 0o700))
-			must(t, os.Symlink(elsewhere, h.cacheDir()))
-			return func() { os.Remove(h.cacheDir()) }
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			elsewhere := filepath.Join(h.Dir, "elsewhere")
+			e2e.Must(t, os.MkdirAll(elsewhere, 0o700))
+			e2e.Must(t, os.MkdirAll(filepath.Dir(cacheDir(h)), 0o700))
+			e2e.Must(t, os.Symlink(elsewhere, cacheDir(h)))
+			return func() { os.Remove(cacheDir(h)) }
 		},
 		want: 8, mention: "symbolic link",
 	},
 	{
 		name: "lock directory is a symbolic link",
-		setup: func(t *testing.T, h *harness) func() {
-			elsewhere := filepath.Join(h.dir, "elsewhere-locks")
-			must(t, os.MkdirAll(elsewhere, 0o700))
-			must(t, os.MkdirAll(filepath.Dir(h.locksDir()), 0o700))
-			must(t, os.Symlink(elsewhere, h.locksDir()))
-			return func() { os.Remove(h.locksDir()) }
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			elsewhere := filepath.Join(h.Dir, "elsewhere-locks")
+			e2e.Must(t, os.MkdirAll(elsewhere, 0o700))
+			e2e.Must(t, os.MkdirAll(filepath.Dir(locksDir(h)), 0o700))
+			e2e.Must(t, os.Symlink(elsewhere, locksDir(h)))
+			return func() { os.Remove(locksDir(h)) }
 		},
 		want: 8, mention: "symbolic link",
 	},
 	{
 		name: "store directory owned by another user",
-		setup: func(t *testing.T, h *harness) func() {
+		setup: func(t *testing.T, h *e2e.Harness) func() {
 			if os.Geteuid() != 0 {
 				t.Skip("giving a directory to another user needs root; scripts/test runs as root in CI")
 			}
-			must(t, os.MkdirAll(h.cacheDir(), 0o700))
-			must(t, os.Chown(h.cacheDir(), 65534, 65534))
-			return func() { os.Chown(h.cacheDir(), 0, 0) }
+			e2e.Must(t, os.MkdirAll(cacheDir(h), 0o700))
+			e2e.Must(t, os.Chown(cacheDir(h), 65534, 65534))
+			return func() { os.Chown(cacheDir(h), 0, 0) }
 		},
 		want: 8, mention: "belongs to another user",
 	},
 	{
 		name: "dialog program crashes at start",
-		setup: func(t *testing.T, h *harness) func() {
-			must(t, os.WriteFile(filepath.Join(h.fakeDir, "broken"), nil, 0o600))
-			rendering := h.nothingRenders()
-			return func() { rendering(); os.Remove(filepath.Join(h.fakeDir, "broken")) }
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			e2e.Must(t, os.WriteFile(filepath.Join(h.FakeDir, "broken"), nil, 0o600))
+			rendering := h.NothingRenders()
+			return func() { rendering(); os.Remove(filepath.Join(h.FakeDir, "broken")) }
 		},
 		want: 6, mention: "before its window could appear",
 	},
 	{
 		name: "no display",
-		setup: func(t *testing.T, h *harness) func() {
-			env := h.env
-			h.env = withoutEnv(h.env, "DISPLAY")
-			return func() { h.env = env }
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			env := h.Env
+			h.Env = e2e.WithoutEnv(h.Env, "DISPLAY")
+			return func() { h.Env = env }
 		},
 		want: 4, mention: "nobody can be asked",
 	},
 	{
 		name: "store file replaced by garbage",
-		setup: func(t *testing.T, h *harness) func() {
-			must(t, os.MkdirAll(h.cacheDir(), 0o700))
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			e2e.Must(t, os.MkdirAll(cacheDir(h), 0o700))
 			junk := make([]byte, 64<<10)
 			rand.Read(junk)
-			must(t, os.WriteFile(filepath.Join(h.cacheDir(), "answers.db"), junk, 0o600))
+			e2e.Must(t, os.WriteFile(filepath.Join(cacheDir(h), "answers.db"), junk, 0o600))
 			return func() {}
 		},
 		// The store is a cache: it is set aside with a warning and the
@@ -204,7 +206,7 @@ func faultThenRecovery(t *testing.T, f fault, failed func(), took func(time.Dura
 	// for --wait (60 s) and beyond; the bound sits well between the two,
 	// so a loaded machine's slow starts cannot reach it.
 	const bound = 40 * time.Second
-	h := newFakeHarness(t)
+	h := e2e.NewFakeHarness(t)
 	// Only a fault whose outcome is "pending" waits out --wait; every other
 	// one must end on its own, long before.
 	wait := "60s"
@@ -213,43 +215,43 @@ func faultThenRecovery(t *testing.T, f fault, failed func(), took func(time.Dura
 	}
 	args := []string{"--json", "--retries", "1", "--title", "fault", "--message", "Asked under a fault: " + f.name}
 	repair := f.setup(t, h)
-	o := h.run(append([]string{"--wait", wait}, args...)...)
-	took(o.elapsed)
-	if o.code == 0 {
-		t.Fatalf("EXIT 0 UNDER A FAULT: %s %s", o.stdout, o.stderr)
+	o := h.Run(append([]string{"--wait", wait}, args...)...)
+	took(o.Elapsed)
+	if o.Code == 0 {
+		t.Fatalf("EXIT 0 UNDER A FAULT: %s %s", o.Stdout, o.Stderr)
 	}
-	if o.code != f.want || !strings.Contains(o.stdout+o.stderr, f.mention) {
+	if o.Code != f.want || !strings.Contains(o.Stdout+o.Stderr, f.mention) {
 		failed()
-		t.Errorf("exit %d, want %d mentioning %q\nstdout: %s\nstderr: %s", o.code, f.want, f.mention, o.stdout, o.stderr)
+		t.Errorf("exit %d, want %d mentioning %q\nstdout: %s\nstderr: %s", o.Code, f.want, f.mention, o.Stdout, o.Stderr)
 	}
-	if o.elapsed > bound {
+	if o.Elapsed > bound {
 		failed()
-		t.Errorf("took %s, the bound is %s", o.elapsed, bound)
+		t.Errorf("took %s, the bound is %s", o.Elapsed, bound)
 	}
 	repair()
-	h.run("cancel", "--all")
-	h.run("forget", "--all")
+	h.Run("cancel", "--all")
+	h.Run("forget", "--all")
 
-	r := h.start(append([]string{"--wait", "60s"}, args...)...)
-	h.waitShown(1)
-	h.answer("approve")
-	if o := r.wait(90 * time.Second); o.code != 0 {
+	r := h.Start(append([]string{"--wait", "60s"}, args...)...)
+	h.WaitShown(1)
+	h.Answer("approve")
+	if o := r.Wait(90 * time.Second); o.Code != 0 {
 		failed()
-		t.Errorf("after repair: exit %d: %s %s", o.code, o.stdout, o.stderr)
+		t.Errorf("after repair: exit %d: %s %s", o.Code, o.Stdout, o.Stderr)
 	}
 }
 
 // Files ask-confirm creates are its user's alone.
 func TestReliabilityFileModes(t *testing.T) {
-	h := newFakeHarness(t)
-	r := h.start("--json", "--message", "modes")
-	h.waitShown(1)
-	h.answer("approve")
-	h.expect(r.wait(30*time.Second), 0, lifecycle.StatusApproved)
-	for _, dir := range []string{h.cacheDir(), h.locksDir(), filepath.Dir(h.locksDir())} {
+	h := e2e.NewFakeHarness(t)
+	r := h.Start("--json", "--message", "modes")
+	h.WaitShown(1)
+	h.Answer("approve")
+	h.Expect(r.Wait(30*time.Second), 0, lifecycle.StatusApproved)
+	for _, dir := range []string{cacheDir(h), locksDir(h), filepath.Dir(locksDir(h))} {
 		checkMode(t, dir, 0o700|os.ModeDir)
 		entries, err := os.ReadDir(dir)
-		must(t, err)
+		e2e.Must(t, err)
 		for _, e := range entries {
 			if e.Type().IsRegular() {
 				checkMode(t, filepath.Join(dir, e.Name()), 0o600)
@@ -264,7 +266,7 @@ func checkMode(t *testing.T, path string, want os.FileMode) {
 	if errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("%s was not created", path)
 	}
-	must(t, err)
+	e2e.Must(t, err)
 	if fi.Mode() != want {
 		t.Errorf("%s has mode %v, want %v", path, fi.Mode(), want)
 	}

@@ -1,6 +1,6 @@
 //go:build e2e && linux
 
-package cmd
+package lifecycle_test
 
 import (
 	"crypto/rand"
@@ -10,12 +10,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 
@@ -39,7 +42,7 @@ func report(t *testing.T, scenario string, count, failures int, worst time.Durat
 	t.Log("reliability: " + line)
 	if path := os.Getenv(reliabilityReportEnv); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		must(t, err)
+		e2e.Must(t, err)
 		fmt.Fprintln(f, line)
 		f.Close()
 	}
@@ -78,7 +81,7 @@ func plainBinary(t *testing.T) string {
 			plainBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	must(t, plainBuild.err)
+	e2e.Must(t, plainBuild.err)
 	return plainBuild.path
 }
 
@@ -89,54 +92,54 @@ func TestReliabilityHerd(t *testing.T) {
 	if *soak {
 		n = 2000
 	}
-	h := newRealHarness(t)
-	h.exe = plainBinary(t)
-	title := h.title("RL-herd")
+	h := e2e.NewRealHarness(t)
+	h.Exe = plainBinary(t)
+	title := h.Title("RL-herd")
 	args := []string{"--json", "--wait", "5m", "--title", title, "--message", "One dialog for the whole herd"}
-	runs := make([]*running, n)
+	runs := make([]*e2e.Running, n)
 	for i := range runs {
-		runs[i] = h.start(args...)
+		runs[i] = h.Start(args...)
 	}
-	h.waitWindow(title)
+	h.WaitWindow(title)
 	// Let every caller reach its wait, watching that no second window shows.
 	settleUntil := time.Now().Add(2*time.Second + time.Duration(n)*2*time.Millisecond)
 	for time.Now().Before(settleUntil) {
-		if ws := h.windows(title); len(ws) > 1 {
+		if ws := h.Windows(title); len(ws) > 1 {
 			t.Fatalf("%d windows for one request", len(ws))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	h.click(title, "approve")
-	clicked := h.acted
+	h.Click(title, "approve")
+	clicked := h.Acted
 	failures, worst := 0, time.Duration(0)
 	for _, r := range runs {
-		o := r.wait(2 * time.Minute)
-		if o.code != 0 || o.res.Status != lifecycle.StatusApproved {
+		o := r.Wait(2 * time.Minute)
+		if o.Code != 0 || o.Res.Status != lifecycle.StatusApproved {
 			failures++
-			t.Logf("caller: exit %d %s %s", o.code, o.stdout, o.stderr)
+			t.Logf("caller: exit %d %s %s", o.Code, o.Stdout, o.Stderr)
 		}
-		worst = max(worst, r.ended.Sub(clicked))
+		worst = max(worst, r.Ended.Sub(clicked))
 	}
 	report(t, fmt.Sprintf("herd: %d callers, one dialog, one click", n), n, failures, worst)
-	if got := h.dialogsRequested(); got != 1 {
+	if got := h.DialogsRequested(); got != 1 {
 		t.Fatalf("%d dialogs requested for one request", got)
 	}
 
 	start := time.Now()
 	for i := range runs {
-		runs[i] = h.start(args...)
+		runs[i] = h.Start(args...)
 	}
 	failures, worst = 0, 0
 	for _, r := range runs {
-		o := r.wait(2 * time.Minute)
-		if o.code != 0 || !o.res.Remembered {
+		o := r.Wait(2 * time.Minute)
+		if o.Code != 0 || !o.Res.Remembered {
 			failures++
-			t.Logf("remembered caller: exit %d %s %s", o.code, o.stdout, o.stderr)
+			t.Logf("remembered caller: exit %d %s %s", o.Code, o.Stdout, o.Stderr)
 		}
-		worst = max(worst, o.elapsed)
+		worst = max(worst, o.Elapsed)
 	}
 	report(t, fmt.Sprintf("herd: %d callers of a remembered answer", n), n, failures, worst)
-	if ws := h.windows(title); len(ws) != 0 || h.dialogsRequested() != 1 {
+	if ws := h.Windows(title); len(ws) != 0 || h.DialogsRequested() != 1 {
 		t.Fatalf("the remembered herd opened a dialog")
 	}
 	t.Logf("remembered herd finished in %s", time.Since(start))
@@ -146,18 +149,18 @@ func TestReliabilityHerd(t *testing.T) {
 // each caller gets its own answer.
 func TestReliabilityManyRequests(t *testing.T) {
 	const n = 30
-	h := newRealHarness(t)
-	h.exe = plainBinary(t)
+	h := e2e.NewRealHarness(t)
+	h.Exe = plainBinary(t)
 	type call struct {
 		title   string
 		approve bool
-		run     *running
+		run     *e2e.Running
 	}
 	calls := make([]call, n)
 	for i := range calls {
-		calls[i].title = h.title(fmt.Sprintf("RL-many-%02d", i))
+		calls[i].title = h.Title(fmt.Sprintf("RL-many-%02d", i))
 		calls[i].approve = pick(2) == 0
-		calls[i].run = h.start("--json", "--wait", "5m", "--title", calls[i].title, "--message", fmt.Sprintf("Request number %d", i))
+		calls[i].run = h.Start("--json", "--wait", "5m", "--title", calls[i].title, "--message", fmt.Sprintf("Request number %d", i))
 		// Thirty GNOME zenity processes starting in the same instant on two
 		// cores start so slowly that one dying by itself (as about one in
 		// 25 does) can outlive the 0.4 s that tells a failed render from a
@@ -166,7 +169,7 @@ func TestReliabilityManyRequests(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for _, c := range calls {
-		h.waitWindow(c.title)
+		h.WaitWindow(c.title)
 	}
 	order := make([]int, n)
 	for i := range order {
@@ -183,14 +186,14 @@ func TestReliabilityManyRequests(t *testing.T) {
 		if c.approve {
 			button, want = "approve", 0
 		}
-		h.click(c.title, button)
-		clicked := h.acted
-		o := c.run.wait(time.Minute)
-		if o.code != want {
+		h.Click(c.title, button)
+		clicked := h.Acted
+		o := c.run.Wait(time.Minute)
+		if o.Code != want {
 			failures++
-			t.Logf("%s: clicked %s, caller exited %d: %s", c.title, button, o.code, o.stdout)
+			t.Logf("%s: clicked %s, caller exited %d: %s", c.title, button, o.Code, o.Stdout)
 		}
-		worst = max(worst, c.run.ended.Sub(clicked))
+		worst = max(worst, c.run.Ended.Sub(clicked))
 	}
 	report(t, fmt.Sprintf("%d distinct requests answered in random order", n), n, failures, worst)
 }
@@ -205,8 +208,8 @@ func TestReliabilityHolderKills(t *testing.T) {
 	if *soak {
 		n = 1000
 	}
-	h := newFakeHarness(t)
-	h.env = append(h.env, fakeRenderEnv+"=450ms")
+	h := e2e.NewFakeHarness(t)
+	h.Env = append(h.Env, e2e.FakeRenderEnv+"=450ms")
 	const parallel = 4
 	var (
 		mu       sync.Mutex
@@ -252,7 +255,7 @@ func TestReliabilityHolderKills(t *testing.T) {
 // answers whatever dialog follows, and checks the caller's outcome against
 // the answer given. It returns the moment chosen and how long the caller
 // took from the kill to its exit.
-func killOnce(h *harness, i int) (string, time.Duration, error) {
+func killOnce(h *e2e.Harness, i int) (string, time.Duration, error) {
 	approve := pick(2) == 0
 	answer, want := "cancel", 1
 	if approve {
@@ -260,20 +263,20 @@ func killOnce(h *harness, i int) (string, time.Duration, error) {
 	}
 	// Each iteration answers through its own directory, so parallel
 	// iterations never take each other's answers.
-	dir := filepath.Join(h.fakeDir, fmt.Sprint(i))
+	dir := filepath.Join(h.FakeDir, fmt.Sprint(i))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", 0, err
 	}
-	env := append(withoutEnv(h.env, fakeZenityDirEnv), fakeZenityDirEnv+"="+dir)
-	c := h.command([]string{"--json", "--wait", "60s", "--key", fmt.Sprintf("kill-%d", i), "--message", "kill me"})
+	env := append(e2e.WithoutEnv(h.Env, e2e.FakeZenityDirEnv), e2e.FakeZenityDirEnv+"="+dir)
+	c := h.Command([]string{"--json", "--wait", "60s", "--key", fmt.Sprintf("kill-%d", i), "--message", "kill me"})
 	c.Env = env
-	r := &running{h: h, cmd: c, done: make(chan struct{})}
-	c.Stdout, c.Stderr = &r.stdout, &r.stderr
+	r := &e2e.Running{H: h, Cmd: c, Done: make(chan struct{})}
+	c.Stdout, c.Stderr = &r.Stdout, &r.Stderr
 	if err := c.Start(); err != nil {
 		return "", 0, err
 	}
-	go func() { r.err = c.Wait(); r.ended = time.Now(); close(r.done) }()
-	sub := &harness{t: h.t, fakeDir: dir}
+	go func() { r.Err = c.Wait(); r.Ended = time.Now(); close(r.Done) }()
+	sub := &e2e.Harness{T: h.T, FakeDir: dir}
 
 	first, err := waitForCall(sub, 20*time.Second)
 	if err != nil {
@@ -288,25 +291,25 @@ func killOnce(h *harness, i int) (string, time.Duration, error) {
 		writeAnswer(dir, answer)
 		time.Sleep(time.Duration(pick(20)) * time.Millisecond)
 	}
-	syscall.Kill(sub.fakeHolder(first), syscall.SIGKILL)
+	syscall.Kill(sub.FakeHolder(first), syscall.SIGKILL)
 	killed := time.Now()
 
 	// The caller either already has the answer, or a new dialog asks again.
 	for {
 		select {
-		case <-r.done:
-			code := exitCode(h.t, r.err)
+		case <-r.Done:
+			code := e2e.ExitCode(h.T, r.Err)
 			if code != want {
-				return moment, 0, fmt.Errorf("answered %s, caller exited %d: %s %s", answer, code, r.stdout.String(), r.stderr.String())
+				return moment, 0, fmt.Errorf("answered %s, caller exited %d: %s %s", answer, code, r.Stdout.String(), r.Stderr.String())
 			}
-			return moment, r.ended.Sub(killed), nil
+			return moment, r.Ended.Sub(killed), nil
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Since(killed) > 30*time.Second {
 			c.Process.Kill()
-			return moment, 0, fmt.Errorf("caller still waiting 30 s after the kill: %s", r.stderr.String())
+			return moment, 0, fmt.Errorf("caller still waiting 30 s after the kill: %s", r.Stderr.String())
 		}
-		for _, pid := range sub.liveDialogs() {
+		for _, pid := range sub.LiveDialogs() {
 			if pid != first && fileExists(filepath.Join(dir, fmt.Sprintf("shown-%d", pid))) && !fileExists(filepath.Join(dir, "answer")) {
 				writeAnswer(dir, answer)
 			}
@@ -314,10 +317,10 @@ func killOnce(h *harness, i int) (string, time.Duration, error) {
 	}
 }
 
-func waitForCall(h *harness, limit time.Duration) (int, error) {
+func waitForCall(h *e2e.Harness, limit time.Duration) (int, error) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		if calls := h.fakeCalls(); len(calls) > 0 {
+		if calls := h.FakeCalls(); len(calls) > 0 {
 			sort.Ints(calls)
 			return calls[0], nil
 		}
@@ -347,12 +350,12 @@ func writeAnswer(dir, kind string) {
 
 // checkStore opens the harness's store with bbolt directly and runs its
 // consistency check.
-func checkStore(t *testing.T, h *harness) {
+func checkStore(t *testing.T, h *e2e.Harness) {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(h.dir, "cache", "ask-confirm", "answers.db"), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
-	must(t, err)
+	db, err := bolt.Open(filepath.Join(h.Dir, "cache", "ask-confirm", "answers.db"), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	e2e.Must(t, err)
 	defer db.Close()
-	must(t, db.View(func(tx *bolt.Tx) error {
+	e2e.Must(t, db.View(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			return err
 		}
@@ -363,7 +366,7 @@ func checkStore(t *testing.T, h *harness) {
 // hostile inputs: each is refused with exit 2, or shown literally.
 func TestReliabilityHostileInput(t *testing.T) {
 	t.Parallel() // scripted dialogs only: no window, no shared display
-	h := newFakeHarness(t)
+	h := e2e.NewFakeHarness(t)
 	cases := []struct {
 		name, message string
 		refused       bool
@@ -382,13 +385,14 @@ func TestReliabilityHostileInput(t *testing.T) {
 	}
 	failures := 0
 	for _, c := range cases {
-		before := len(h.fakeCalls())
-		o := h.run("--json", "--wait", "1s", "--no-origin", "--key", "hostile-"+c.name, "--message="+c.message)
+		earlier := h.FakeCalls()
+		before := len(earlier)
+		o := h.Run("--json", "--wait", "1s", "--no-origin", "--key", "hostile-"+c.name, "--message="+c.message)
 		switch {
-		case c.refused && o.code != 2:
+		case c.refused && o.Code != 2:
 			failures++
-			t.Errorf("%s: exit %d, want 2: %s", c.name, o.code, o.stdout)
-		case c.refused && len(h.fakeCalls()) != before:
+			t.Errorf("%s: exit %d, want 2: %s", c.name, o.Code, o.Stdout)
+		case c.refused && len(h.FakeCalls()) != before:
 			failures++
 			t.Errorf("%s: refused input still started a dialog", c.name)
 		case !c.refused:
@@ -396,40 +400,46 @@ func TestReliabilityHostileInput(t *testing.T) {
 			// markup turned off. On a loaded machine the dialog program
 			// may start after the caller's 1 s wait.
 			var calls []int
-			eventually(t, 30*time.Second, c.name+": a dialog starts", func() bool {
-				calls = h.fakeCalls()
+			e2e.Eventually(t, 30*time.Second, c.name+": a dialog starts", func() bool {
+				calls = h.FakeCalls()
 				return len(calls) > before
 			})
-			if o.code != 3 || len(calls) != before+1 {
+			if o.Code != 3 || len(calls) != before+1 {
 				failures++
-				t.Errorf("%s: exit %d with %d new dialogs: %s %s", c.name, o.code, len(calls)-before, o.stdout, o.stderr)
+				t.Errorf("%s: exit %d with %d new dialogs: %s %s", c.name, o.Code, len(calls)-before, o.Stdout, o.Stderr)
 				continue
 			}
-			args := h.fakeArgs(newest(calls))
+			args := fakeArgs(h, added(calls, earlier))
 			if !containsSeq(args, "--text", c.message) || !contains(args, "--no-markup") {
 				failures++
 				t.Errorf("%s: dialog program got %q", c.name, args)
 			}
-			h.run("cancel", "hostile-"+c.name)
+			h.Run("cancel", "hostile-"+c.name)
 		}
-		if o.code == 0 {
+		if o.Code == 0 {
 			t.Fatalf("%s: hostile input approved", c.name)
 		}
 	}
 	report(t, "hostile inputs refused or shown literally", len(cases), failures, 0)
 }
 
-func newest(pids []int) int {
-	sort.Ints(pids)
-	return pids[len(pids)-1]
+// added returns the one PID of pids that is not in earlier: the dialog
+// program started last. Not the highest PID, which wraps around.
+func added(pids, earlier []int) int {
+	for _, p := range pids {
+		if !slices.Contains(earlier, p) {
+			return p
+		}
+	}
+	return 0
 }
 
 // fakeArgs returns the arguments scripted zenity pid was started with.
-func (h *harness) fakeArgs(pid int) []string {
-	h.t.Helper()
-	b, err := os.ReadFile(filepath.Join(h.fakeDir, fmt.Sprintf("call-%d", pid)))
-	must(h.t, err)
-	args, _, _ := strings.Cut(string(b), "\n"+fmt.Sprint(h.fakeHolder(pid))+"\n")
+func fakeArgs(h *e2e.Harness, pid int) []string {
+	h.T.Helper()
+	b, err := os.ReadFile(filepath.Join(h.FakeDir, fmt.Sprintf("call-%d", pid)))
+	e2e.Must(h.T, err)
+	args, _, _ := strings.Cut(string(b), "\n"+fmt.Sprint(h.FakeHolder(pid))+"\n")
 	return strings.Split(args, "\x00")
 }
 

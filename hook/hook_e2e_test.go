@@ -1,0 +1,135 @@
+//go:build e2e && linux
+
+package hook_test
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
+)
+
+// Real-dialog tests of ask-confirm hook: the binary run as a host runs it,
+// with the tool call on stdin, its GNOME zenity dialog under Xvfb answered
+// with xdotool. The hook builds its own window title, "AGENT: TOOL in
+// PROJECT", from the payload, so each test makes the project, the last
+// element of the payload's cwd, unique to it, and finds the window by the
+// title the hook will show.
+
+func TestRealDialogHookAllow(t *testing.T) {
+	for _, hh := range e2e.RealHookHosts {
+		t.Run(hh.Name, func(t *testing.T) {
+			h := e2e.NewRealHarness(t)
+			c := e2e.NewHookCall(h, hh, "HK-allow", "make deploy")
+			r := c.Start(h, "--wait", "60s")
+			h.Click(c.Title, "approve")
+			if v, _ := c.Verdict(t, r.Wait(30*time.Second)); v != "allow" {
+				t.Fatalf("Allow clicked, the host was told %s", v)
+			}
+			h.WaitNoWindow(c.Title, 30*time.Second)
+		})
+	}
+}
+
+func TestRealDialogHookDeny(t *testing.T) {
+	for _, hh := range e2e.RealHookHosts {
+		t.Run(hh.Name, func(t *testing.T) {
+			h := e2e.NewRealHarness(t)
+			c := e2e.NewHookCall(h, hh, "HK-deny", "rm -rf ./build")
+			r := c.Start(h, "--wait", "60s")
+			h.Click(c.Title, "cancel")
+			v, reason := c.Verdict(t, r.Wait(30*time.Second))
+			if v != "deny" || reason != "denied in the ask-confirm dialog" {
+				t.Fatalf("Deny clicked, the host was told %s %q", v, reason)
+			}
+		})
+	}
+}
+
+// Nobody answers within --wait: the hook hands the question back to the
+// host's prompt, and its dialog is gone, so only one prompt stands open.
+func TestRealDialogHookNobodyAnswers(t *testing.T) {
+	for _, hh := range e2e.RealHookHosts {
+		t.Run(hh.Name, func(t *testing.T) {
+			h := e2e.NewRealHarness(t)
+			c := e2e.NewHookCall(h, hh, "HK-silent", "terraform apply")
+			// --wait leaves room for a loaded machine to map the window
+			// before the hook gives up on it.
+			r := c.Start(h, "--wait", "8s")
+			h.WaitWindow(c.Title)
+			o := r.Wait(60 * time.Second)
+			v, reason := c.Verdict(t, o)
+			if v != "back" || reason != "ask-confirm: nobody answered the dialog within 8s; it was closed" {
+				t.Fatalf("the host was told %s %q, want the question handed back", v, reason)
+			}
+			// A hook that waited for the dialog's --timeout (5 min) instead.
+			if o.Elapsed > 45*time.Second {
+				t.Fatalf("--wait 2s handed back after %s", o.Elapsed)
+			}
+			h.WaitNoWindow(c.Title, 30*time.Second)
+			if n := h.CountEvents("withdrawn"); n != 1 {
+				t.Fatalf("history holds %d withdrawn events, want 1", n)
+			}
+		})
+	}
+}
+
+// The host stops its hook with SIGTERM (the person answered the host's own
+// prompt, which Claude Code shows beside a PermissionRequest hook, or the
+// host's timeout ran out): the hook closes its dialog, withdraws the
+// request, and hands the question back.
+func TestRealDialogHookStoppedClosesItsDialog(t *testing.T) {
+	for _, hh := range e2e.RealHookHosts {
+		t.Run(hh.Name, func(t *testing.T) {
+			h := e2e.NewRealHarness(t)
+			c := e2e.NewHookCall(h, hh, "HK-stopped", "kubectl delete ns staging")
+			r := c.Start(h, "--wait", "10m")
+			h.WaitStable(h.WaitWindow(c.Title))
+			e2e.Must(t, r.Cmd.Process.Signal(syscall.SIGTERM))
+			o := r.Wait(30 * time.Second)
+			if v, reason := c.Verdict(t, o); v != "back" || !strings.Contains(reason, "the hook was stopped") {
+				t.Fatalf("a stopped hook told the host %s %q", v, reason)
+			}
+			h.WaitNoWindow(c.Title, 30*time.Second)
+			if n := h.CountEvents("withdrawn"); n != 1 {
+				t.Fatalf("history holds %d withdrawn events, want 1", n)
+			}
+		})
+	}
+}
+
+// The host kills its hook (its timeout is below --wait); the dialog stays,
+// the person allows, and the same call proposed again is allowed at once,
+// without a second dialog.
+func TestRealDialogHookKilledThenCollected(t *testing.T) {
+	for _, hh := range e2e.RealHookHosts {
+		t.Run(hh.Name, func(t *testing.T) {
+			h := e2e.NewRealHarness(t)
+			c := e2e.NewHookCall(h, hh, "HK-killed", "git push origin main")
+			r := c.Start(h, "--wait", "10m")
+			h.WaitWindow(c.Title)
+			e2e.Must(t, r.Cmd.Process.Kill())
+			<-r.Done
+			time.Sleep(300 * time.Millisecond)
+			h.WaitWindow(c.Title) // the dialog outlived its hook
+			h.Click(c.Title, "approve")
+			h.WaitNoWindow(c.Title, 30*time.Second)
+
+			o := c.Start(h, "--wait", "30s").Wait(30 * time.Second)
+			if v, reason := c.Verdict(t, o); v != "allow" {
+				t.Fatalf("the same call after the approval: %s %q", v, reason)
+			}
+			if ws := h.Windows(c.Title); len(ws) != 0 {
+				t.Fatalf("collecting the answer opened a window: %v", ws)
+			}
+			if n := h.DialogsRequested(); n != 1 {
+				t.Fatalf("%d dialogs were requested, want 1", n)
+			}
+			if !strings.Contains(o.Stdout, "allow") {
+				t.Fatalf("stdout %s", o.Stdout)
+			}
+		})
+	}
+}

@@ -1,0 +1,72 @@
+//go:build e2e && unix
+
+package e2e
+
+import (
+	"strconv"
+	"time"
+)
+
+// TypeInto focuses the dialog titled title once it is stable and types
+// text (after selecting what is there, for an entry), without closing it.
+func (h *Harness) TypeInto(title, text string, clear bool) {
+	h.T.Helper()
+	w := h.WaitWindow(title)
+	h.WaitStable(w)
+	XdoMu.Lock()
+	defer XdoMu.Unlock()
+	Xdotool(h.T, "windowraise", w)
+	Xdotool(h.T, "windowfocus", "--sync", w)
+	if clear {
+		Xdotool(h.T, "key", "ctrl+a", "BackSpace")
+	}
+	if text != "" {
+		Xdotool(h.T, "type", "--delay", "30", text)
+	}
+	h.Acted = time.Now()
+}
+
+// Tick clicks the check boxes of rows of the --multiple list titled title,
+// counted from 0. The list starts under a one-line message (tests pass
+// --no-origin): GTK 3 zenity draws the first row's box at (25, 46) of the
+// window and a row every 24 px. A miss shows as a wrong answer.
+func (h *Harness) Tick(title string, rows ...int) {
+	h.T.Helper()
+	h.TickFrom(title, 46, rows...)
+}
+
+// RowBelowOrigin is how much lower the first row of a list is with the
+// origin line under a one-line message: a blank line and the line itself.
+const RowBelowOrigin = 34
+
+// TickFrom is tick for a list whose first row's box is first px below the
+// top of the window.
+func (h *Harness) TickFrom(title string, first int, rows ...int) {
+	h.T.Helper()
+	w := h.WaitWindow(title)
+	h.WaitStable(w)
+	XdoMu.Lock()
+	defer XdoMu.Unlock()
+	geo := h.Geometry(w)
+	for _, row := range rows {
+		x, y := geo["X"]+25, geo["Y"]+first+24*row
+		Xdotool(h.T, "mousemove", "--sync", "0", "0")
+		Xdotool(h.T, "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+		Xdotool(h.T, "click", "1")
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// ClickApproveFor presses the leftmost of the three buttons, where GTK 3
+// zenity puts the extra one ("Approve for 1h"), in a dialog no wider than
+// its buttons, which then fill the bottom row.
+func (h *Harness) ClickApproveFor(title string) {
+	h.T.Helper()
+	h.UntilClosed(title, "clicking approve-for", func(w string) {
+		geo := h.Geometry(w)
+		Xdotool(h.T, "mousemove", "--sync", "0", "0")
+		Xdotool(h.T, "mousemove", "--sync", strconv.Itoa(geo["X"]+40), strconv.Itoa(geo["Y"]+geo["HEIGHT"]-22))
+		h.Acted = time.Now()
+		Xdotool(h.T, "click", "1")
+	})
+}
