@@ -13,8 +13,8 @@ func (h *Harness) TypeInto(title, text string, clear bool) {
 	h.T.Helper()
 	w := h.WaitWindow(title)
 	h.WaitStable(w)
-	XdoMu.Lock()
-	defer XdoMu.Unlock()
+	xdoMu.Lock()
+	defer xdoMu.Unlock()
 	Xdotool(h.T, "windowraise", w)
 	Xdotool(h.T, "windowfocus", "--sync", w)
 	if clear {
@@ -45,8 +45,8 @@ func (h *Harness) TickFrom(title string, first int, rows ...int) {
 	h.T.Helper()
 	w := h.WaitWindow(title)
 	h.WaitStable(w)
-	XdoMu.Lock()
-	defer XdoMu.Unlock()
+	xdoMu.Lock()
+	defer xdoMu.Unlock()
 	geo := h.Geometry(w)
 	for _, row := range rows {
 		x, y := geo["X"]+25, geo["Y"]+first+24*row

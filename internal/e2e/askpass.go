@@ -68,7 +68,7 @@ func AskpassProgram(t *testing.T, h *Harness) string {
 		return p
 	}
 	if err := os.Link(LookPathOrFail(t, "ask-confirm-askpass"), p); err != nil {
-		Must(t, CopyFile(LookPathOrFail(t, "ask-confirm-askpass"), p))
+		Must(t, copyFile(LookPathOrFail(t, "ask-confirm-askpass"), p))
 	}
 	return p
 }

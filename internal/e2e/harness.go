@@ -127,7 +127,7 @@ func (h *Harness) realZenityPath(realZenity string) string {
 	Must(h.T, os.Mkdir(bin, 0o700))
 	h.Exe = filepath.Join(bin, "ask-confirm")
 	if err := os.Link(LookPathOrFail(h.T, "ask-confirm"), h.Exe); err != nil {
-		Must(h.T, CopyFile(LookPathOrFail(h.T, "ask-confirm"), h.Exe))
+		Must(h.T, copyFile(LookPathOrFail(h.T, "ask-confirm"), h.Exe))
 	}
 	path := []string{bin}
 	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
@@ -444,9 +444,9 @@ func ProcessAlive(pid int) bool {
 
 // --- real dialogs, driven with xdotool ---
 
-// XdoMu serialises xdotool sequences: focus and key presses must not
+// xdoMu serialises xdotool sequences: focus and key presses must not
 // interleave between tests.
-var XdoMu sync.Mutex
+var xdoMu sync.Mutex
 
 // XdotoolMaybe runs xdotool and returns its output, or "" if it failed,
 // as it does for a window that closed between two calls.
@@ -572,10 +572,10 @@ func (h *Harness) UntilClosed(title, what string, act func(w string)) {
 		if len(ws) == 0 {
 			return
 		}
-		XdoMu.Lock()
+		xdoMu.Lock()
 		Xdotool(h.T, "windowraise", ws[0])
 		act(ws[0])
-		XdoMu.Unlock()
+		xdoMu.Unlock()
 		deadline := time.Now().Add(time.Second)
 		for time.Now().Before(deadline) && len(h.Windows(title)) > 0 {
 			time.Sleep(20 * time.Millisecond)
@@ -618,7 +618,7 @@ func LookPathOrFail(t *testing.T, name string) string {
 	return p
 }
 
-func CopyFile(from, to string) error {
+func copyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err

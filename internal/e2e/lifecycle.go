@@ -65,7 +65,7 @@ func (h *Harness) Events(identity string) []string {
 			continue
 		}
 		k := e["event"].(string)
-		if n := len(kinds); n > 0 && kinds[n-1] == "collected" && EndEvent(k) {
+		if n := len(kinds); n > 0 && kinds[n-1] == "collected" && endEvent(k) {
 			kinds[n-1], k = k, "collected"
 		}
 		kinds = append(kinds, k)
@@ -88,8 +88,8 @@ func DropSupersededCollection(kinds []string) []string {
 	return out
 }
 
-// EndEvent reports whether a history event ends a request with an answer.
-func EndEvent(kind string) bool {
+// endEvent reports whether a history event ends a request with an answer.
+func endEvent(kind string) bool {
 	switch kind {
 	case "answered", "expired", "cancelled", "superseded":
 		return true
