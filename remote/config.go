@@ -1,0 +1,92 @@
+// Package remote asks a person on their phone, through a self-hosted ntfy
+// server (github.com/binwiederhier/ntfy): a message with Deny and Approve
+// buttons goes to a request topic the phone's ntfy app subscribes to, and
+// a tap makes the phone itself send the HTTP request the button carries to
+// a reply topic the asking side reads, so the asking machine needs no
+// inbound port. Backend is the dialog.Backend that does it.
+//
+// Whether a reply is genuine comes from two things: the server's access
+// rules (only the answer token, which the buttons carry, can write the
+// reply topic, and it can read nothing), and a capability in each button,
+// 128 random bits made for one request and one choice, which the asking
+// side compares in constant time. An ntfy message says nothing of who
+// published it.
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Config is where the phone is asked: an ntfy server, the two topics and
+// the two tokens.
+type Config struct {
+	// Server is the ntfy server's base URL. It must be https, except on a
+	// loopback address.
+	Server string `json:"server"`
+	// Topic is where requests are published, and what the phone
+	// subscribes to.
+	Topic string `json:"topic"`
+	// ReplyTopic is where the buttons send their answer, and what the
+	// asking side reads.
+	ReplyTopic string `json:"reply_topic"`
+	// Token is the asking side's: it publishes to Topic and reads
+	// ReplyTopic.
+	Token string `json:"token"`
+	// AnswerToken is carried by the buttons: it writes ReplyTopic, and
+	// nothing else.
+	AnswerToken string `json:"answer_token"`
+}
+
+// topicName is what ntfy accepts as a topic.
+var topicName = regexp.MustCompile(`^[-_A-Za-z0-9]{1,64}$`)
+
+// ErrInsecure is returned by Check for a server reached over plain HTTP
+// anywhere but on the machine itself: its tokens and answers would travel
+// in the clear.
+var ErrInsecure = errors.New("the ntfy server must be reached over https (http is allowed only on loopback)")
+
+// Check reports what makes c unusable: a server URL that is not http(s),
+// plain http beyond loopback (ErrInsecure), a topic ntfy would refuse, one
+// topic for both directions, or a token missing.
+func (c Config) Check() error {
+	u, err := url.Parse(c.Server)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("server %q is not an http or https URL", c.Server)
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return ErrInsecure
+	}
+	for _, t := range []struct{ what, name string }{{"topic", c.Topic}, {"reply topic", c.ReplyTopic}} {
+		if !topicName.MatchString(t.name) {
+			return fmt.Errorf("%s %q: ntfy takes 1 to 64 letters, digits, - and _", t.what, t.name)
+		}
+	}
+	if c.Topic == c.ReplyTopic {
+		return errors.New("the request topic and the reply topic must differ: the phone's account reads one, the buttons write the other")
+	}
+	if c.Token == "" || c.AnswerToken == "" {
+		return errors.New("both tokens are needed: the asking side's and the answer token the buttons carry")
+	}
+	if c.Token == c.AnswerToken {
+		return errors.New("the answer token must not be the asking side's token: whoever holds a button would then read every request")
+	}
+	return nil
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// topicURL is the URL of topic on c's server.
+func (c Config) topicURL(topic string) string {
+	return strings.TrimSuffix(c.Server, "/") + "/" + topic
+}

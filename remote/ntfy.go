@@ -1,0 +1,169 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// The ntfy wire format, as server/types.go of ntfy v2.13 has it: the part
+// of it this package writes and reads.
+
+// message is one event of a subscription stream, or a message to publish.
+type message struct {
+	ID       string   `json:"id,omitempty"`
+	Time     int64    `json:"time,omitempty"`
+	Event    string   `json:"event,omitempty"` // open, keepalive, message, poll_request
+	Topic    string   `json:"topic"`
+	Title    string   `json:"title,omitempty"`
+	Message  string   `json:"message,omitempty"`
+	Priority int      `json:"priority,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Actions  []action `json:"actions,omitempty"`
+	Markdown bool     `json:"markdown,omitempty"`
+}
+
+// action is a button. With Action "http", a tap makes the phone send
+// Method to URL with Headers and Body, nothing else.
+type action struct {
+	Action  string            `json:"action"`
+	Label   string            `json:"label"`
+	URL     string            `json:"url,omitempty"`
+	Method  string            `json:"method,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	Clear   bool              `json:"clear"`
+}
+
+// MaxMessageBytes is the longest message body ntfy v2 delivers as text by
+// default (message-size-limit); a longer one becomes an attachment.
+const MaxMessageBytes = 4096
+
+// client talks to one ntfy server as the asking side, with Config.Token.
+type client struct {
+	c    Config
+	http *http.Client
+}
+
+// publish sends m and returns the ID the server gave it. A publish the
+// server refused for a moment is tried again for up to ten seconds: ntfy
+// now and then answers one of a burst with 403, and a server that has just
+// restarted refuses every request for a moment. A publish whose answer
+// was lost may have arrived: the phone may show it twice, with the same
+// buttons.
+func (cl client) publish(ctx context.Context, m message) (string, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	wait := 100 * time.Millisecond
+	for {
+		id, retry, err := cl.publishOnce(ctx, b)
+		if err == nil || !retry || time.Now().After(deadline) || ctx.Err() != nil {
+			return id, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+func (cl client) publishOnce(ctx context.Context, body []byte) (id string, retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.c.topicURL(""), bytes.NewReader(body))
+	if err != nil {
+		return "", false, err
+	}
+	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return "", true, fmt.Errorf("publishing to the ntfy server: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return "", resp.StatusCode >= 500 || resp.StatusCode == http.StatusForbidden,
+			fmt.Errorf("the ntfy server refused the message: %s: %s", resp.Status, bytes.TrimSpace(msg))
+	}
+	var m message
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&m); err != nil {
+		return "", false, fmt.Errorf("reading the ntfy server's answer: %w", err)
+	}
+	return m.ID, false, nil
+}
+
+// ErrRefused is returned when the server refuses a subscription: a wrong
+// token, or one without read access to the topic.
+var ErrRefused = errors.New("the ntfy server refused the subscription")
+
+// subscribe reads the messages of topic as they come, from since on (a
+// message ID, a Unix time, or "" for only new ones), and calls got for
+// each. It returns when ctx ends, when got returns false, or when the
+// connection drops (with the ID of the last message read, for since). A
+// line longer than ntfy sends ends it with an error rather than growing.
+func (cl client) subscribe(ctx context.Context, topic, since string, opened func(), got func(message) bool) (last string, err error) {
+	q := url.Values{}
+	if since != "" {
+		q.Set("since", since)
+	}
+	u := cl.c.topicURL(topic) + "/json"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("subscribing to the ntfy server: %w", err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return "", fmt.Errorf("%w: %s", ErrRefused, resp.Status)
+	case resp.StatusCode != http.StatusOK:
+		return "", fmt.Errorf("subscribing to the ntfy server: %s", resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	// A message body is at most 4096 bytes; its JSON, escaped, with the
+	// other fields, stays well under this.
+	sc.Buffer(make([]byte, 0, 16<<10), 64<<10)
+	for sc.Scan() {
+		var m message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			continue
+		}
+		switch m.Event {
+		case "open":
+			if opened != nil {
+				opened()
+				opened = nil
+			}
+		case "message":
+			last = m.ID
+			if !got(m) {
+				return last, nil
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return last, ctx.Err()
+	}
+	if err := sc.Err(); err != nil {
+		return last, fmt.Errorf("reading from the ntfy server: %w", err)
+	}
+	return last, io.ErrUnexpectedEOF
+}
