@@ -15,6 +15,7 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/terminal"
 )
 
@@ -44,6 +45,8 @@ type app struct {
 	// asks on a terminal: the tests' apps, whose terminal, if any, is the
 	// developer's.
 	terminal func() (terminalPrompt, error)
+	// remoteFile is where the phone's settings are (remote.DefaultPath).
+	remoteFile string
 	// getenv reads this invocation's environment for the variables that
 	// turn the terminal prompt off (terminalOffBy): os.Getenv, or a test's
 	// own environment, so that a CI system's CI=true does not decide it.
@@ -59,7 +62,7 @@ type terminalPrompt interface {
 }
 
 func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
-	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, getenv: os.Getenv}
+	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, getenv: os.Getenv, remoteFile: remote.DefaultPath()}
 	c.Warn = a.out.warn
 	a.engine = lifecycle.New(c)
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

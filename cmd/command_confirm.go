@@ -63,7 +63,7 @@ Exit codes:
 	c.AddCommand(newVersionCommand(),
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
 		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a),
-		newChooseCommand(a), newInputCommand(a))
+		newChooseCommand(a), newInputCommand(a), newRemoteCommand(a))
 	return c
 }
 

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -39,13 +41,43 @@ type doctorReport struct {
 	Terminal terminalCheck `json:"terminal"`
 	// MCPServer is the ask-confirm-mcp that ask-confirm mcp would run, or
 	// empty when there is none.
-	MCPServer string             `json:"mcp_server"`
-	Paths     []pathCheck        `json:"paths"`
-	Notes     []string           `json:"notes"`
-	ExitCode  lifecycle.ExitCode `json:"exit_code"`
-	Message   string             `json:"message"`
+	MCPServer string `json:"mcp_server"`
+	// Remote is the phone, asked through an ntfy server, if one is set up.
+	Remote   remoteCheck        `json:"remote"`
+	Paths    []pathCheck        `json:"paths"`
+	Notes    []string           `json:"notes"`
+	ExitCode lifecycle.ExitCode `json:"exit_code"`
+	Message  string             `json:"message"`
 
 	hint string
+}
+
+// remoteCheck says whether a phone is set up (ask-confirm remote setup),
+// and if so whether its server answers and its access rules hold, checked
+// without publishing anything.
+type remoteCheck struct {
+	Configured bool     `json:"configured"`
+	Server     string   `json:"server,omitempty"`
+	Problems   []string `json:"problems,omitempty"`
+}
+
+// checkRemote loads the phone's settings and checks them against the
+// server, reading only.
+func (a *app) checkRemote(ctx context.Context) remoteCheck {
+	s, err := remote.Load(a.remoteFile)
+	switch {
+	case errors.Is(err, remote.ErrNotConfigured):
+		return remoteCheck{}
+	case err != nil:
+		return remoteCheck{Configured: true, Problems: []string{err.Error()}}
+	}
+	rc := remoteCheck{Configured: true, Server: s.Server}
+	for _, f := range remote.Verify(ctx, s.Config, nil, false) {
+		if !f.OK {
+			rc.Problems = append(rc.Problems, f.What+": "+f.Detail)
+		}
+	}
+	return rc
 }
 
 // holderCheck says whether and how a holder started here is detached.
@@ -115,6 +147,7 @@ would use is unsafe.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			r := a.doctor(platform.Inspect(c.Context()), a.checkTerminal())
+			r.Remote = a.checkRemote(c.Context())
 			if err := r.print(a.stdout, a.out, asJSON); err != nil {
 				return err
 			}
@@ -256,6 +289,14 @@ func (r doctorReport) printTable(out io.Writer) error {
 		line("mcp server", r.MCPServer)
 	} else {
 		line("mcp server", msgDoctorNoMCP)
+	}
+	switch {
+	case !r.Remote.Configured:
+		line("phone", msgDoctorNoRemote)
+	case len(r.Remote.Problems) > 0:
+		line("phone", fmt.Sprintf(msgDoctorRemoteProblems, orNone(r.Remote.Server), strings.Join(r.Remote.Problems, "; ")))
+	default:
+		line("phone", fmt.Sprintf(msgDoctorRemoteOK, r.Remote.Server))
 	}
 	if r.Terminal.Available {
 		line("terminal", fmt.Sprintf(msgDoctorTerminal, r.Terminal.Name))

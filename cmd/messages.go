@@ -48,3 +48,31 @@ const (
 )
 
 const msgNoMCPProgram = "ask-confirm mcp runs the MCP server program " + mcpProgram + ", which is neither beside ask-confirm nor on PATH; scripts/run builds it as bin/" + mcpProgram + ", and CGO_ENABLED=0 go install github.com/ask-confirm/ask-confirm/...@latest installs it beside ask-confirm"
+
+// The wording of ask-confirm remote.
+const (
+	msgRemoteOneStdin     = "only one of --token-file and --answer-token-file can be - (standard input)"
+	msgRemoteTokenRead    = "reading the token from %s: %w"
+	msgRemoteTokenEmpty   = "%s holds no token"
+	msgRemoteChecksFailed = "%d check(s) failed; nothing was recorded"
+	msgRemoteAccessHint   = "give each account only its own access: ntfy access ASKER TOPIC wo, ntfy access ASKER REPLY-TOPIC ro, ntfy access ANSWERER REPLY-TOPIC wo, ntfy access PHONE TOPIC ro, with auth-default-access deny-all"
+	msgRemoteSave         = "recording the phone's settings: %w"
+	msgRemoteSaved        = "recorded in %s"
+	msgRemoteFlagMissing  = "%s is required"
+	msgRemotePhone        = "On the phone: install the ntfy app, add the server %s with the account that may read %s (not the tokens above) and subscribe to it, or open this link:\n  %s"
+	msgRemoteTryIt        = "Then try it: ask-confirm remote test"
+	msgRemoteTestTitle    = "ask-confirm remote test"
+	msgRemoteTestMessage  = "A test of the phone as a way of asking. Nothing happens whichever button you tap."
+	msgRemoteTestSent     = "sent a test request to %s; waiting %s for a tap"
+	msgRemoteTestNobody   = "nobody answered on the phone in time"
+	msgRemoteTestFailed   = "asking the phone: %w"
+	msgRemoteTestApproved = "approved on the phone"
+	msgRemoteTestDenied   = "denied on the phone"
+	msgRemoteNone         = "no phone is set up; nothing to remove"
+	msgRemoteRemoved      = "removed %s; the phone is no longer asked"
+	msgRemoteSetupHint    = "run 'ask-confirm remote setup --help'"
+
+	msgDoctorNoRemote       = "not set up (ask-confirm remote setup)"
+	msgDoctorRemoteOK       = "set up through %s: it answers, and its access rules hold"
+	msgDoctorRemoteProblems = "set up through %s, but: %s"
+)

@@ -6,271 +6,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
+
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
 // These tests run the real ntfy server (v2.13) on 127.0.0.1 with
-// auth-default-access deny-all and real users, access rules and tokens
-// made with ntfy's own CLI. The phone is phoneClient: it subscribes to the
-// request topic with the phone's account, as the ntfy app does, and
-// performs a button's action exactly as written in the message.
+// auth-default-access deny-all and real accounts, against a phone that
+// performs a button's action exactly as written in the message
+// (internal/ntfytest).
 
-// ntfyServer is one ntfy server of a test, with its accounts.
-type ntfyServer struct {
-	t      *testing.T
-	bin    string
-	dir    string
-	addr   string
-	cmd    *exec.Cmd
-	config Config
-	// phone is the token of the account the phone app reads Topic with.
-	phone string
-}
-
-// ntfyProgram finds the ntfy program: ASK_CONFIRM_NTFY, which scripts/test
-// sets, then PATH, then the shared tools beside the repository. Without
-// one, the test fails when ASK_CONFIRM_E2E=require and skips otherwise.
-func ntfyProgram(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("ASK_CONFIRM_NTFY"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("ntfy"); err == nil {
-		return p
-	}
-	if p, err := filepath.Abs("../../shared/tools/ntfy"); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	msg := "the ntfy tests need the ntfy server (v2.13): put it on PATH or in ASK_CONFIRM_NTFY; scripts/test finds ../shared/tools/ntfy"
-	if os.Getenv("ASK_CONFIRM_E2E") == "require" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-// newNtfyServer starts a server with three accounts: the asking side's
-// (writes the request topic, reads the reply topic), the phone's (reads
-// the request topic) and the answerer's, whose token the buttons carry
-// (writes the reply topic).
-func newNtfyServer(t *testing.T) *ntfyServer {
-	t.Helper()
-	s := &ntfyServer{t: t, bin: ntfyProgram(t), dir: t.TempDir()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.addr = ln.Addr().String()
-	ln.Close()
-	// The server makes its auth file when it first starts; the accounts
-	// are made then, and the server started again: a token added while it
-	// runs is refused for a moment.
-	s.start()
-	topic, reply := "requests", "replies"
-	s.ntfy("user", "add", "asker")
-	s.ntfy("user", "add", "phone")
-	s.ntfy("user", "add", "answerer")
-	s.ntfy("access", "asker", topic, "wo")
-	s.ntfy("access", "asker", reply, "ro")
-	s.ntfy("access", "phone", topic, "ro")
-	s.ntfy("access", "answerer", reply, "wo")
-	s.config = Config{Server: "http://" + s.addr, Topic: topic, ReplyTopic: reply, Token: s.token("asker"), AnswerToken: s.token("answerer")}
-	s.phone = s.token("phone")
-	s.stop()
-	s.start()
-	return s
-}
-
-func (s *ntfyServer) ntfy(args ...string) string {
-	s.t.Helper()
-	c := exec.Command(s.bin, args...)
-	c.Env = append(os.Environ(), "NTFY_AUTH_FILE="+filepath.Join(s.dir, "auth.db"), "NTFY_PASSWORD=not-used-here")
-	out, err := c.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("ntfy %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func (s *ntfyServer) token(user string) string {
-	out := s.ntfy("token", "add", user)
-	for _, f := range strings.Fields(out) {
-		if strings.HasPrefix(f, "tk_") {
-			return f
-		}
-	}
-	s.t.Fatalf("ntfy token add %s printed no token: %s", user, out)
-	return ""
-}
-
-// start starts the server on s.addr, with its cache and accounts in s.dir,
-// and waits until it answers.
-func (s *ntfyServer) start() {
-	s.t.Helper()
-	s.cmd = exec.Command(s.bin, "serve", "--listen-http", s.addr, "--base-url", "http://"+s.addr,
-		"--cache-file", filepath.Join(s.dir, "cache.db"), "--auth-file", filepath.Join(s.dir, "auth.db"),
-		"--auth-default-access", "deny-all", "--web-root", "disable", "--keepalive-interval", "5s",
-		// The flood of bogus replies comes from this machine too.
-		"--visitor-request-limit-exempt-hosts", "127.0.0.1")
-	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	s.t.Cleanup(func() {
-		logf.Close()
-		if s.t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
-			s.t.Logf("the ntfy server's log:\n%s", b)
-		}
-	})
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	cmd := s.cmd
-	s.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + s.addr + "/v1/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("the ntfy server did not answer on %s within 30 s: %v", s.addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// stop kills the server.
-func (s *ntfyServer) stop() {
-	s.cmd.Process.Kill()
-	s.cmd.Wait()
-}
-
-// phoneClient is the person's phone: it reads the request topic with the
-// phone's account and taps buttons.
-type phoneClient struct {
-	t    *testing.T
-	s    *ntfyServer
-	mu   sync.Mutex
-	seen []message
-	more chan struct{}
-}
-
-// newPhone subscribes to the request topic and keeps what arrives.
-func newPhone(t *testing.T, s *ntfyServer) *phoneClient {
-	p := &phoneClient{t: t, s: s, more: make(chan struct{}, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	opened := make(chan struct{})
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	cl := client{c: Config{Server: s.config.Server, Token: s.phone}, http: &http.Client{}}
-	go func() {
-		defer close(done)
-		once := func() { close(opened) }
-		for ctx.Err() == nil {
-			cl.subscribe(ctx, s.config.Topic, "", once, func(m message) bool {
-				p.mu.Lock()
-				p.seen = append(p.seen, m)
-				p.mu.Unlock()
-				select {
-				case p.more <- struct{}{}:
-				default:
-				}
-				return true
-			})
-			once = nil
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	select {
-	case <-opened:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the phone could not subscribe to the request topic")
-	}
-	return p
-}
-
-// await waits for the n-th message (from 1) the phone received.
-func (p *phoneClient) await(n int) message {
-	p.t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		p.mu.Lock()
-		if len(p.seen) >= n {
-			m := p.seen[n-1]
-			p.mu.Unlock()
-			return m
-		}
-		p.mu.Unlock()
-		select {
-		case <-p.more:
-		case <-deadline:
-			p.t.Fatalf("the phone received %d messages, waiting for %d", len(p.seen), n)
-		}
-	}
-}
-
-// tap performs the action labelled label of m exactly as the ntfy apps
-// do: its method, URL, headers and body, nothing else.
-func (p *phoneClient) tap(m message, label string) int {
-	p.t.Helper()
-	for _, a := range m.Actions {
-		if a.Label != label {
-			continue
-		}
-		if a.Action != "http" {
-			p.t.Fatalf("button %s is a %s action, not http", label, a.Action)
-		}
-		req, err := http.NewRequest(a.Method, a.URL, strings.NewReader(a.Body))
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		for k, v := range a.Headers {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			p.t.Fatalf("tapping %s: %v", label, err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	p.t.Fatalf("no button %q in %+v", label, m.Actions)
-	return 0
-}
-
-// post sends body to the reply topic with the answer token, as a forger
-// who holds it (but no button) would.
-func post(t *testing.T, s *ntfyServer, body string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.config.topicURL(s.config.ReplyTopic), strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.config.AnswerToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("posting a reply: %s", resp.Status)
-	}
+// configOf is the asking side's Config for s.
+func configOf(s *ntfytest.Server) Config {
+	return Config{Server: s.URL, Topic: s.Topic, ReplyTopic: s.ReplyTopic, Token: s.AskerToken, AnswerToken: s.AnswerToken}
 }
 
 // asking runs b.Ask for r in the background.
@@ -317,14 +72,14 @@ func TestPhoneAnswers(t *testing.T) {
 		{"Approve for 1h", true, time.Hour, "Approved on the phone at "},
 	} {
 		t.Run(tc.tap, func(t *testing.T) {
-			s := newNtfyServer(t)
-			phone := newPhone(t, s)
+			s := ntfytest.New(t)
+			phone := ntfytest.NewPhone(t, s)
 			r := confirmRequest("Ship v2 to production?")
 			if tc.period > 0 {
 				r.ApproveFor = tc.period
 			}
-			a := ask(context.Background(), &Backend{Config: s.config}, r)
-			m := phone.await(1)
+			a := ask(context.Background(), &Backend{Config: configOf(s)}, r)
+			m := phone.Await(1)
 			if m.Title != "Deploy" || !strings.HasPrefix(m.Message, "Ship v2 to production?") || m.Priority != 5 {
 				t.Fatalf("the phone shows %+v", m)
 			}
@@ -334,14 +89,14 @@ func TestPhoneAnswers(t *testing.T) {
 			if m.Actions[0].Label != "Cancel" {
 				t.Fatalf("the first button is %q, want Cancel", m.Actions[0].Label)
 			}
-			if code := phone.tap(m, tc.tap); code != http.StatusOK {
+			if code := phone.Tap(m, tc.tap); code != http.StatusOK {
 				t.Fatalf("the tap got %d", code)
 			}
 			ans, err := a.wait(t)
 			if err != nil || ans.Approved != tc.approved || ans.For != tc.period {
 				t.Fatalf("answer %+v, %v", ans, err)
 			}
-			if f := phone.await(2); !strings.HasPrefix(f.Message, tc.follow) || len(f.Actions) != 0 {
+			if f := phone.Await(2); !strings.HasPrefix(f.Message, tc.follow) || len(f.Actions) != 0 {
 				t.Fatalf("follow-up %+v, want %q", f, tc.follow)
 			}
 		})
@@ -353,33 +108,33 @@ func TestPhoneAnswers(t *testing.T) {
 // one, and one from an earlier request of the same question. A thousand
 // of them neither approve nor stop the genuine tap that follows.
 func TestPhoneIgnoresHostileReplies(t *testing.T) {
-	s := newNtfyServer(t)
-	phone := newPhone(t, s)
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
 	r := confirmRequest("Rotate the keys?")
 
 	// An earlier request of the same question, answered: its buttons'
 	// capabilities must not answer the next one.
-	first := ask(context.Background(), &Backend{Config: s.config}, r)
-	old := phone.await(1)
-	phone.tap(old, "Cancel")
+	first := ask(context.Background(), &Backend{Config: configOf(s)}, r)
+	old := phone.Await(1)
+	phone.Tap(old, "Cancel")
 	if ans, err := first.wait(t); err != nil || ans.Approved {
 		t.Fatalf("first request: %+v %v", ans, err)
 	}
-	phone.await(2) // its follow-up
+	phone.Await(2) // its follow-up
 
 	var ignored atomic.Int64
 	reasons := sync.Map{}
-	b := &Backend{Config: s.config, Ignored: func(reason string) { ignored.Add(1); reasons.Store(reason, true) }}
+	b := &Backend{Config: configOf(s), Ignored: func(reason string) { ignored.Add(1); reasons.Store(reason, true) }}
 	a := ask(context.Background(), b, r)
-	m := phone.await(3)
-	phone.tap(old, "Approve") // a replay from the earlier request
-	post(t, s, "approve")
-	post(t, s, replyPrefix+"zz")
-	post(t, s, replyPrefix+strings.Repeat("00", capabilityBytes))
-	post(t, s, replyPrefix+strings.Repeat("ab", 4*capabilityBytes))
+	m := phone.Await(3)
+	phone.Tap(old, "Approve") // a replay from the earlier request
+	s.Post("approve")
+	s.Post(replyPrefix + "zz")
+	s.Post(replyPrefix + strings.Repeat("00", capabilityBytes))
+	s.Post(replyPrefix + strings.Repeat("ab", 4*capabilityBytes))
 	const flood = 1000
 	for i := range flood {
-		post(t, s, fmt.Sprintf("%s%032x", replyPrefix, i+1))
+		s.Post(fmt.Sprintf("%s%032x", replyPrefix, i+1))
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for ignored.Load() < flood+5 && time.Now().Before(deadline) {
@@ -398,7 +153,7 @@ func TestPhoneIgnoresHostileReplies(t *testing.T) {
 			t.Errorf("no reply was ignored as %q", want)
 		}
 	}
-	phone.tap(m, "Approve")
+	phone.Tap(m, "Approve")
 	if ans, err := a.wait(t); err != nil || !ans.Approved {
 		t.Fatalf("the genuine tap: %+v %v", ans, err)
 	}
@@ -408,9 +163,9 @@ func TestPhoneIgnoresHostileReplies(t *testing.T) {
 // answer token writes the reply topic and reads neither topic; anonymous
 // can do nothing.
 func TestPhoneAccessRules(t *testing.T) {
-	s := newNtfyServer(t)
+	s := ntfytest.New(t)
 	do := func(method, topic, path, token string) int {
-		req, _ := http.NewRequest(method, s.config.topicURL(topic)+path, strings.NewReader(replyPrefix+"00"))
+		req, _ := http.NewRequest(method, s.URL+"/"+topic+path, strings.NewReader(replyPrefix+"00"))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -432,13 +187,13 @@ func TestPhoneAccessRules(t *testing.T) {
 		path, token   string
 		allowed       bool
 	}{
-		{"the answer token writes the reply topic", http.MethodPost, s.config.ReplyTopic, "", s.config.AnswerToken, true},
-		{"the answer token reads the request topic", http.MethodGet, s.config.Topic, "/json", s.config.AnswerToken, false},
-		{"the answer token reads the reply topic", http.MethodGet, s.config.ReplyTopic, "/json", s.config.AnswerToken, false},
-		{"the answer token writes the request topic", http.MethodPost, s.config.Topic, "", s.config.AnswerToken, false},
-		{"anonymous reads the request topic", http.MethodGet, s.config.Topic, "/json", "", false},
-		{"anonymous writes the reply topic", http.MethodPost, s.config.ReplyTopic, "", "", false},
-		{"the asking token reads the reply topic", http.MethodGet, s.config.ReplyTopic, "/json", s.config.Token, true},
+		{"the answer token writes the reply topic", http.MethodPost, s.ReplyTopic, "", s.AnswerToken, true},
+		{"the answer token reads the request topic", http.MethodGet, s.Topic, "/json", s.AnswerToken, false},
+		{"the answer token reads the reply topic", http.MethodGet, s.ReplyTopic, "/json", s.AnswerToken, false},
+		{"the answer token writes the request topic", http.MethodPost, s.Topic, "", s.AnswerToken, false},
+		{"anonymous reads the request topic", http.MethodGet, s.Topic, "/json", "", false},
+		{"anonymous writes the reply topic", http.MethodPost, s.ReplyTopic, "", "", false},
+		{"the asking token reads the reply topic", http.MethodGet, s.ReplyTopic, "/json", s.AskerToken, true},
 	} {
 		code := do(c.method, c.topic, c.path, c.token)
 		if ok := code == http.StatusOK; ok != c.allowed {
@@ -451,16 +206,16 @@ func TestPhoneAccessRules(t *testing.T) {
 // tap made after the restart, and one made while the asking side was
 // still reconnecting, are not lost.
 func TestPhoneSurvivesServerRestart(t *testing.T) {
-	s := newNtfyServer(t)
-	phone := newPhone(t, s)
-	b := &Backend{Config: s.config, Retry: 200 * time.Millisecond}
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	b := &Backend{Config: configOf(s), Retry: 200 * time.Millisecond}
 	a := ask(context.Background(), b, confirmRequest("Still there after a restart?"))
-	m := phone.await(1)
-	s.stop()
-	s.start()
+	m := phone.Await(1)
+	s.Stop()
+	s.Start()
 	// Tapped at once, before the asking side has reconnected: the server
 	// keeps it, and the resumed subscription reads it.
-	if code := phone.tap(m, "Approve"); code != http.StatusOK {
+	if code := phone.Tap(m, "Approve"); code != http.StatusOK {
 		t.Fatalf("the tap after the restart got %d", code)
 	}
 	if ans, err := a.wait(t); err != nil || !ans.Approved {
@@ -471,31 +226,31 @@ func TestPhoneSurvivesServerRestart(t *testing.T) {
 // When the request ends first (answered elsewhere, expired, cancelled),
 // Ask returns the context's error and the phone is told it closed.
 func TestPhoneRequestClosed(t *testing.T) {
-	s := newNtfyServer(t)
-	phone := newPhone(t, s)
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
-	a := ask(ctx, &Backend{Config: s.config}, confirmRequest("Closing soon?"))
-	m := phone.await(1)
+	a := ask(ctx, &Backend{Config: configOf(s)}, confirmRequest("Closing soon?"))
+	m := phone.Await(1)
 	cancel()
 	if _, err := a.wait(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Ask returned %v, want the context's error", err)
 	}
-	if f := phone.await(2); !strings.HasPrefix(f.Message, "This request closed at ") {
+	if f := phone.Await(2); !strings.HasPrefix(f.Message, "This request closed at ") {
 		t.Fatalf("follow-up %+v", f)
 	}
 	// A tap after the end answers nothing: nobody reads it.
-	phone.tap(m, "Approve")
+	phone.Tap(m, "Approve")
 }
 
 // Text is sent literally, markup and all, and text longer than ntfy
 // delivers is cut with a note saying so.
 func TestPhoneText(t *testing.T) {
-	s := newNtfyServer(t)
-	phone := newPhone(t, s)
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
 	for i, msg := range []string{"<b>bold?</b> *not markdown* `code` — ünïcødé ✓", strings.Repeat("long text ", 1024)} {
 		ctx, cancel := context.WithCancel(context.Background())
-		a := ask(ctx, &Backend{Config: s.config}, confirmRequest(msg))
-		m := phone.await(2*i + 1)
+		a := ask(ctx, &Backend{Config: configOf(s)}, confirmRequest(msg))
+		m := phone.Await(2*i + 1)
 		switch {
 		case len(msg) < MaxMessageBytes && !strings.HasPrefix(m.Message, msg):
 			t.Errorf("the phone shows %q, want %q first", m.Message, msg)

@@ -1,0 +1,202 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/skip2/go-qrcode"
+	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+	"github.com/ask-confirm/ask-confirm/remote"
+)
+
+func newRemoteCommand(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "remote",
+		Short: "Set up, test or remove the phone as a way of asking (ntfy)",
+		Args:  usageArgs(cobra.NoArgs),
+	}
+	c.AddCommand(newRemoteSetupCommand(a), newRemoteTestCommand(a), newRemoteOffCommand(a))
+	return c
+}
+
+// remoteSetupOptions are the flags of ask-confirm remote setup.
+type remoteSetupOptions struct {
+	server, topic, replyTopic  string
+	tokenFile, answerTokenFile string
+}
+
+func newRemoteSetupCommand(a *app) *cobra.Command {
+	var o remoteSetupOptions
+	c := &cobra.Command{
+		Use:   "setup --server URL --topic TOPIC --reply-topic TOPIC --token-file FILE --answer-token-file FILE",
+		Short: "Record the ntfy server, topics and tokens the phone is asked through, after checking them",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := o.settings(c.InOrStdin())
+			if err != nil {
+				return err
+			}
+			return a.setUpRemote(c.Context(), s)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.server, "server", "", "the ntfy server's URL (https, or http on loopback)")
+	f.StringVar(&o.topic, "topic", "", "the topic requests go to; the phone subscribes to it")
+	f.StringVar(&o.replyTopic, "reply-topic", "", "the topic the phone's buttons answer on")
+	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
+	f.StringVar(&o.answerTokenFile, "answer-token-file", "", "file with the token the buttons carry (- for standard input)")
+	return c
+}
+
+// settings reads the tokens, from files or standard input, never from the
+// command line, and returns what the flags describe.
+func (o remoteSetupOptions) settings(stdin io.Reader) (remote.Settings, error) {
+	for _, f := range []struct{ name, value string }{{"--server", o.server}, {"--topic", o.topic}, {"--reply-topic", o.replyTopic}, {"--token-file", o.tokenFile}, {"--answer-token-file", o.answerTokenFile}} {
+		if f.value == "" {
+			return remote.Settings{}, &usageError{fmt.Errorf(msgRemoteFlagMissing, f.name)}
+		}
+	}
+	if o.tokenFile == "-" && o.answerTokenFile == "-" {
+		return remote.Settings{}, &usageError{errors.New(msgRemoteOneStdin)}
+	}
+	token, err := readToken(stdin, o.tokenFile)
+	if err != nil {
+		return remote.Settings{}, err
+	}
+	answer, err := readToken(stdin, o.answerTokenFile)
+	if err != nil {
+		return remote.Settings{}, err
+	}
+	s := remote.Settings{Config: remote.Config{Server: o.server, Topic: o.topic, ReplyTopic: o.replyTopic, Token: token, AnswerToken: answer}, Mode: remote.ModeFallback}
+	if err := s.Check(); err != nil {
+		return remote.Settings{}, &usageError{err}
+	}
+	return s, nil
+}
+
+// readToken reads one token from file, or from standard input for "-": the
+// first line, without surrounding space.
+func readToken(stdin io.Reader, file string) (string, error) {
+	var b []byte
+	var err error
+	if file == "-" {
+		b, err = io.ReadAll(io.LimitReader(stdin, 4096))
+	} else {
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return "", &usageError{fmt.Errorf(msgRemoteTokenRead, file, err)}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	if line = strings.TrimSpace(line); line == "" {
+		return "", &usageError{fmt.Errorf(msgRemoteTokenEmpty, file)}
+	}
+	return line, nil
+}
+
+// setUpRemote checks s against its server and, if every check holds,
+// records it and says what to do on the phone.
+func (a *app) setUpRemote(ctx context.Context, s remote.Settings) error {
+	failed := 0
+	for _, f := range remote.Verify(ctx, s.Config, nil, true) {
+		mark := "ok  "
+		if !f.OK {
+			mark, failed = "FAIL", failed+1
+		}
+		line := mark + "  " + f.What
+		if f.Detail != "" {
+			line += ": " + f.Detail
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
+	if failed > 0 {
+		a.out.error(fmt.Sprintf(msgRemoteChecksFailed, failed))
+		a.out.hint(msgRemoteAccessHint)
+		return &exitError{lifecycle.ExitUsage}
+	}
+	if err := remote.Save(a.remoteFile, s); err != nil {
+		return fmt.Errorf(msgRemoteSave, err)
+	}
+	link := remote.SubscribeLink(s.Config)
+	fmt.Fprintf(a.stdout, msgRemoteSaved+"\n\n", a.remoteFile)
+	fmt.Fprintf(a.stdout, msgRemotePhone+"\n", s.Server, s.Topic, link)
+	if q, err := qrcode.New(link, qrcode.Medium); err == nil {
+		fmt.Fprintln(a.stdout, q.ToSmallString(false))
+	}
+	fmt.Fprintln(a.stdout, msgRemoteTryIt)
+	return nil
+}
+
+func newRemoteTestCommand(a *app) *cobra.Command {
+	wait := 2 * time.Minute
+	c := &cobra.Command{
+		Use:   "test",
+		Short: "Send a real request to the phone and report the answer",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := remote.Load(a.remoteFile)
+			if err != nil {
+				return a.remoteMissing(err)
+			}
+			ctx, cancel := context.WithTimeout(c.Context(), wait)
+			defer cancel()
+			r := dialog.Request{Kind: dialog.Confirm, Title: msgRemoteTestTitle, Message: msgRemoteTestMessage, OKLabel: "Approve", CancelLabel: "Deny"}
+			fmt.Fprintf(a.stdout, msgRemoteTestSent+"\n", s.Topic, dialog.ShortDuration(wait))
+			ans, err := (&remote.Backend{Config: s.Config}).Ask(ctx, r)
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				fmt.Fprintln(a.stdout, msgRemoteTestNobody)
+				return &exitError{lifecycle.ExitExpired}
+			case err != nil:
+				return fmt.Errorf(msgRemoteTestFailed, err)
+			case ans.Approved:
+				fmt.Fprintln(a.stdout, msgRemoteTestApproved)
+				return nil
+			default:
+				fmt.Fprintln(a.stdout, msgRemoteTestDenied)
+				return &exitError{lifecycle.ExitDenied}
+			}
+		},
+	}
+	c.Flags().DurationVar(&wait, "wait", wait, "how long to wait for the tap")
+	return c
+}
+
+func newRemoteOffCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "off",
+		Short: "Forget the phone: remove the remote configuration",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			err := os.Remove(a.remoteFile)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				_, err = fmt.Fprintln(a.stdout, msgRemoteNone)
+				return err
+			case err != nil:
+				return err
+			}
+			_, err = fmt.Fprintf(a.stdout, msgRemoteRemoved+"\n", a.remoteFile)
+			return err
+		},
+	}
+}
+
+// remoteMissing reports a remote configuration that is missing (exit 2,
+// with the command that makes one) or unusable (exit 8).
+func (a *app) remoteMissing(err error) error {
+	if errors.Is(err, remote.ErrNotConfigured) {
+		a.out.error(err.Error())
+		a.out.hint(msgRemoteSetupHint)
+		return &exitError{lifecycle.ExitUsage}
+	}
+	return err
+}

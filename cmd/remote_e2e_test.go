@@ -1,0 +1,125 @@
+//go:build e2e && unix
+
+package cmd_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
+	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
+)
+
+// remoteSetup runs ask-confirm remote setup against s with the asking
+// token and answerToken, both in files.
+func remoteSetup(t *testing.T, h *e2e.Harness, s *ntfytest.Server, answerToken string) e2e.Outcome {
+	t.Helper()
+	token, answer := filepath.Join(h.Dir, "asker.token"), filepath.Join(h.Dir, "answer.token")
+	e2e.Must(t, os.WriteFile(token, []byte(s.AskerToken+"\n"), 0o600))
+	e2e.Must(t, os.WriteFile(answer, []byte(answerToken+"\n"), 0o600))
+	return h.Run("remote", "setup", "--server", s.URL, "--topic", s.Topic, "--reply-topic", s.ReplyTopic,
+		"--token-file", token, "--answer-token-file", answer)
+}
+
+// ask-confirm remote setup checks the server and the access rules, and only
+// then records the settings, readable by their owner alone; it says what
+// to do on the phone and never prints a token. remote test sends a real
+// request and reports the tap; remote off forgets the phone.
+func TestRemoteSetupTestOff(t *testing.T) {
+	t.Parallel() // no display: the phone is a test client
+	s := ntfytest.New(t)
+	h := e2e.NewFakeHarness(t)
+	file := filepath.Join(h.Dir, "config", "ask-confirm", "remote.json")
+
+	if _, rep := e2e.DoctorJSON(h); rep["remote"].(map[string]any)["configured"] != false {
+		t.Fatalf("doctor before setup: %v", rep["remote"])
+	}
+	o := remoteSetup(t, h, s, s.AnswerToken)
+	if o.Code != 0 {
+		t.Fatalf("setup: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	for _, want := range []string{"ok    the server answers", "ok    the answer token cannot read requests", "ok    anonymous cannot write replies", "ntfy://" + s.Addr + "/requests?secure=false", "ask-confirm remote test"} {
+		if !strings.Contains(o.Stdout, want) {
+			t.Errorf("setup's output lacks %q:\n%s", want, o.Stdout)
+		}
+	}
+	for _, token := range []string{s.AskerToken, s.AnswerToken} {
+		if strings.Contains(o.Stdout+o.Stderr, token) {
+			t.Fatalf("setup printed a token:\n%s%s", o.Stdout, o.Stderr)
+		}
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the settings file: %v %v", fi, err)
+	}
+
+	if _, rep := e2e.DoctorJSON(h); rep["remote"].(map[string]any)["configured"] != true || rep["remote"].(map[string]any)["problems"] != nil {
+		t.Fatalf("doctor after setup: %v", rep["remote"])
+	}
+
+	phone := ntfytest.NewPhone(t, s)
+	for i, tc := range []struct {
+		tap  string
+		code int
+		says string
+	}{{"Approve", 0, "approved on the phone"}, {"Deny", 1, "denied on the phone"}} {
+		r := h.Start("remote", "test", "--wait", "1m")
+		m := phone.Await(2*i + 1)
+		if m.Title != "ask-confirm remote test" {
+			t.Fatalf("the phone shows %+v", m)
+		}
+		phone.Tap(m, tc.tap)
+		o := r.Wait(90 * time.Second)
+		if o.Code != tc.code || !strings.Contains(o.Stdout, tc.says) {
+			t.Fatalf("remote test, %s tapped: exit %d\n%s%s", tc.tap, o.Code, o.Stdout, o.Stderr)
+		}
+		phone.Await(2*i + 2) // the follow-up
+	}
+
+	s.Stop()
+	if _, rep := e2e.DoctorJSON(h); !strings.Contains(fmt.Sprint(rep["remote"]), "the server answers") {
+		t.Fatalf("doctor with the server down: %v", rep["remote"])
+	}
+	s.Start()
+
+	if o := h.Run("remote", "off"); o.Code != 0 || !strings.Contains(o.Stdout, "no longer asked") {
+		t.Fatalf("remote off: exit %d %s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("remote off left %s: %v", file, err)
+	}
+	if o := h.Run("remote", "test"); o.Code != 2 || !strings.Contains(o.Stderr, "remote setup") {
+		t.Fatalf("remote test without a phone: exit %d %s", o.Code, o.Stderr)
+	}
+}
+
+// A setup whose answer token can do more than write the reply topic, or
+// cannot write it, is refused and nothing is recorded; bad flags are
+// usage errors.
+func TestRemoteSetupRefusesWrongAccess(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	h := e2e.NewFakeHarness(t)
+	file := filepath.Join(h.Dir, "config", "ask-confirm", "remote.json")
+	// The phone's token as the buttons' token: it reads the requests and
+	// cannot write a reply.
+	o := remoteSetup(t, h, s, s.PhoneToken)
+	if o.Code != 2 || !strings.Contains(o.Stdout, "FAIL  the answer token writes replies") || !strings.Contains(o.Stdout, "FAIL  the answer token cannot read requests") {
+		t.Fatalf("setup with the phone's token for the buttons: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("a refused setup recorded %s: %v", file, err)
+	}
+	for _, args := range [][]string{
+		{"remote", "setup", "--topic", "requests"},
+		{"remote", "setup", "--server", "http://10.1.2.3", "--topic", "a", "--reply-topic", "b", "--token-file", "/dev/null", "--answer-token-file", "/dev/null"},
+		{"remote", "setup", "--server", s.URL, "--topic", "a", "--reply-topic", "b", "--token-file", "-", "--answer-token-file", "-"},
+	} {
+		if o := h.Run(args...); o.Code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, o.Code, o.Stderr)
+		}
+	}
+}

@@ -1,0 +1,327 @@
+// Package ntfytest runs the real ntfy server (v2.13) for tests, on
+// 127.0.0.1 with auth-default-access deny-all and real accounts, access
+// rules and tokens made with ntfy's own CLI, and a phone that reads the
+// request topic as the ntfy apps do and taps a button by performing its
+// action exactly as written in the message. It shares no code with the
+// product's ntfy client, so the tests of one do not lean on the other.
+package ntfytest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is one ntfy server of a test, with three accounts: the asking
+// side's (publishes to Topic, reads ReplyTopic), the phone's (reads Topic)
+// and the answerer's, whose token the buttons carry (writes ReplyTopic).
+type Server struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	cmd  *exec.Cmd
+	Addr string // host:port on 127.0.0.1
+	URL  string // http://Addr
+
+	Topic, ReplyTopic                   string
+	AskerToken, AnswerToken, PhoneToken string
+}
+
+// Program finds the ntfy program: ASK_CONFIRM_NTFY, which scripts/test
+// sets, then PATH, then the shared tools beside the repository (from a
+// package directory, ../../shared/tools/ntfy). Without one, the test fails
+// when ASK_CONFIRM_E2E=require and skips otherwise.
+func Program(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ASK_CONFIRM_NTFY"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("ntfy"); err == nil {
+		return p
+	}
+	if p, err := filepath.Abs("../../shared/tools/ntfy"); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	msg := "the ntfy tests need the ntfy server (v2.13): put it on PATH or in ASK_CONFIRM_NTFY; scripts/test finds ../shared/tools/ntfy"
+	if os.Getenv("ASK_CONFIRM_E2E") == "require" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// New starts a server with its accounts. It stops with the test.
+func New(t *testing.T) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Topic: "requests", ReplyTopic: "replies"}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Addr = ln.Addr().String()
+	s.URL = "http://" + s.Addr
+	ln.Close()
+	// The server makes its auth file when it first starts; the accounts
+	// are made then, and the server started again: a token added while it
+	// runs is refused for a while.
+	s.Start()
+	s.ntfy("user", "add", "asker")
+	s.ntfy("user", "add", "phone")
+	s.ntfy("user", "add", "answerer")
+	s.ntfy("access", "asker", s.Topic, "wo")
+	s.ntfy("access", "asker", s.ReplyTopic, "ro")
+	s.ntfy("access", "phone", s.Topic, "ro")
+	s.ntfy("access", "answerer", s.ReplyTopic, "wo")
+	s.AskerToken, s.AnswerToken, s.PhoneToken = s.token("asker"), s.token("answerer"), s.token("phone")
+	s.Stop()
+	s.Start()
+	return s
+}
+
+func (s *Server) ntfy(args ...string) string {
+	s.t.Helper()
+	c := exec.Command(s.bin, args...)
+	c.Env = append(os.Environ(), "NTFY_AUTH_FILE="+filepath.Join(s.dir, "auth.db"), "NTFY_PASSWORD=not-used-here")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("ntfy %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *Server) token(user string) string {
+	out := s.ntfy("token", "add", user)
+	for _, f := range strings.Fields(out) {
+		if strings.HasPrefix(f, "tk_") {
+			return f
+		}
+	}
+	s.t.Fatalf("ntfy token add %s printed no token: %s", user, out)
+	return ""
+}
+
+// Start starts the server on s.Addr, with its cache and accounts in its
+// directory, and waits until it answers.
+func (s *Server) Start() {
+	s.t.Helper()
+	s.cmd = exec.Command(s.bin, "serve", "--listen-http", s.Addr, "--base-url", s.URL,
+		"--cache-file", filepath.Join(s.dir, "cache.db"), "--auth-file", filepath.Join(s.dir, "auth.db"),
+		"--auth-default-access", "deny-all", "--web-root", "disable", "--keepalive-interval", "5s",
+		// The floods of bogus replies come from this machine too.
+		"--visitor-request-limit-exempt-hosts", "127.0.0.1")
+	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := s.cmd
+	s.t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if s.t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
+			s.t.Logf("the ntfy server's log:\n%s", b)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.URL + "/v1/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the ntfy server did not answer on %s within 30 s: %v", s.Addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Stop kills the server.
+func (s *Server) Stop() {
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+}
+
+// Post sends body to the reply topic with the answer token, as someone who
+// holds that token but no button would.
+func (s *Server) Post(body string) {
+	s.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/"+s.ReplyTopic, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.AnswerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		s.t.Fatalf("posting a reply: %s", resp.Status)
+	}
+}
+
+// Message is a message as the phone receives it.
+type Message struct {
+	ID       string   `json:"id"`
+	Event    string   `json:"event"`
+	Title    string   `json:"title"`
+	Message  string   `json:"message"`
+	Priority int      `json:"priority"`
+	Actions  []Action `json:"actions"`
+}
+
+// Action is a button of a Message.
+type Action struct {
+	Action  string            `json:"action"`
+	Label   string            `json:"label"`
+	URL     string            `json:"url"`
+	Method  string            `json:"method"`
+	Headers map[string]string `json:"headers"`
+	Body    string            `json:"body"`
+}
+
+// Phone is the person's phone: it reads the request topic with the
+// phone's account and taps buttons.
+type Phone struct {
+	t    *testing.T
+	mu   sync.Mutex
+	seen []Message
+	more chan struct{}
+}
+
+// NewPhone subscribes to s's request topic and keeps what arrives, until
+// the test ends; it resubscribes after a dropped connection.
+func NewPhone(t *testing.T, s *Server) *Phone {
+	t.Helper()
+	p := &Phone{t: t, more: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan struct{})
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		var once sync.Once
+		since := ""
+		for ctx.Err() == nil {
+			since = p.read(ctx, s, since, func() { once.Do(func() { close(opened) }) })
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	select {
+	case <-opened:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the phone could not subscribe to the request topic")
+	}
+	return p
+}
+
+// read reads one subscription of the request topic until it drops, from
+// since, and returns the ID of the last message it read.
+func (p *Phone) read(ctx context.Context, s *Server, since string, opened func()) string {
+	u := s.URL + "/" + s.Topic + "/json"
+	if since != "" {
+		u += "?since=" + since
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req.Header.Set("Authorization", "Bearer "+s.PhoneToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return since
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return since
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m Message
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		switch m.Event {
+		case "open":
+			opened()
+		case "message":
+			since = m.ID
+			p.mu.Lock()
+			p.seen = append(p.seen, m)
+			p.mu.Unlock()
+			select {
+			case p.more <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return since
+}
+
+// Await waits for the n-th message (from 1) the phone received.
+func (p *Phone) Await(n int) Message {
+	p.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		p.mu.Lock()
+		if len(p.seen) >= n {
+			m := p.seen[n-1]
+			p.mu.Unlock()
+			return m
+		}
+		got := len(p.seen)
+		p.mu.Unlock()
+		select {
+		case <-p.more:
+		case <-deadline:
+			p.t.Fatalf("the phone received %d messages, waiting for %d", got, n)
+		}
+	}
+}
+
+// Tap performs the action labelled label of m exactly as the ntfy apps
+// do: its method, URL, headers and body, nothing else. It returns the
+// HTTP status the server answered.
+func (p *Phone) Tap(m Message, label string) int {
+	p.t.Helper()
+	for _, a := range m.Actions {
+		if a.Label != label {
+			continue
+		}
+		if a.Action != "http" {
+			p.t.Fatalf("button %s is a %s action, not http", label, a.Action)
+		}
+		req, err := http.NewRequest(a.Method, a.URL, strings.NewReader(a.Body))
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		for k, v := range a.Headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			p.t.Fatalf("tapping %s: %v", label, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	p.t.Fatalf("no button %q in %+v", label, m.Actions)
+	return 0
+}
