@@ -85,19 +85,27 @@ func (o remoteSetupOptions) settings(stdin io.Reader) (remote.Settings, error) {
 // readToken reads one token from file, or from standard input for "-": the
 // first line, without surrounding space.
 func readToken(stdin io.Reader, file string) (string, error) {
-	var b []byte
-	var err error
-	if file == "-" {
-		b, err = io.ReadAll(io.LimitReader(stdin, 4096))
-	} else {
-		b, err = os.ReadFile(file)
+	in := stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return "", &usageError{fmt.Errorf(msgRemoteTokenRead, file, err)}
+		}
+		defer f.Close()
+		in = f
 	}
+	// A token is a few dozen bytes; a file of more is not one.
+	b, err := io.ReadAll(io.LimitReader(in, 4096))
 	if err != nil {
 		return "", &usageError{fmt.Errorf(msgRemoteTokenRead, file, err)}
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
-	if line = strings.TrimSpace(line); line == "" {
+	line = strings.TrimSpace(line)
+	switch {
+	case line == "":
 		return "", &usageError{fmt.Errorf(msgRemoteTokenEmpty, file)}
+	case strings.IndexFunc(line, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0:
+		return "", &usageError{fmt.Errorf(msgRemoteTokenBad, file)}
 	}
 	return line, nil
 }

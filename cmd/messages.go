@@ -54,6 +54,7 @@ const (
 	msgRemoteOneStdin     = "only one of --token-file and --answer-token-file can be - (standard input)"
 	msgRemoteTokenRead    = "reading the token from %s: %w"
 	msgRemoteTokenEmpty   = "%s holds no token"
+	msgRemoteTokenBad     = "%s does not hold a token on its first line: a token has no spaces or control characters"
 	msgRemoteChecksFailed = "%d check(s) failed; nothing was recorded"
 	msgRemoteAccessHint   = "give each account only its own access: ntfy access ASKER TOPIC wo, ntfy access ASKER REPLY-TOPIC ro, ntfy access ANSWERER REPLY-TOPIC wo, ntfy access PHONE TOPIC ro, with auth-default-access deny-all"
 	msgRemoteSave         = "recording the phone's settings: %w"
@@ -73,6 +74,6 @@ const (
 	msgRemoteSetupHint    = "run 'ask-confirm remote setup --help'"
 
 	msgDoctorNoRemote       = "not set up (ask-confirm remote setup)"
-	msgDoctorRemoteOK       = "set up through %s: it answers, and its access rules hold"
+	msgDoctorRemoteOK       = "set up through %s: it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems = "set up through %s, but: %s"
 )

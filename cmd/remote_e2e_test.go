@@ -113,13 +113,30 @@ func TestRemoteSetupRefusesWrongAccess(t *testing.T) {
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("a refused setup recorded %s: %v", file, err)
 	}
-	for _, args := range [][]string{
-		{"remote", "setup", "--topic", "requests"},
-		{"remote", "setup", "--server", "http://10.1.2.3", "--topic", "a", "--reply-topic", "b", "--token-file", "/dev/null", "--answer-token-file", "/dev/null"},
-		{"remote", "setup", "--server", s.URL, "--topic", "a", "--reply-topic", "b", "--token-file", "-", "--answer-token-file", "-"},
+	token := filepath.Join(h.Dir, "asker.token")
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"remote", "setup", "--topic", "requests"}, "--server is required"},
+		{[]string{"remote", "setup", "--server", "http://10.1.2.3", "--topic", "a", "--reply-topic", "b", "--token-file", token, "--answer-token-file", token}, "https"},
+		{[]string{"remote", "setup", "--server", s.URL, "--topic", "a", "--reply-topic", "b", "--token-file", "-", "--answer-token-file", "-"}, "standard input"},
+		{[]string{"remote", "setup", "--server", s.URL, "--topic", "a", "--reply-topic", "b", "--token-file", "/dev/null", "--answer-token-file", token}, "holds no token"},
 	} {
-		if o := h.Run(args...); o.Code != 2 {
-			t.Errorf("%v: exit %d, want 2\n%s", args, o.Code, o.Stderr)
+		if o := h.Run(c.args...); o.Code != 2 || !strings.Contains(o.Stderr, c.says) {
+			t.Errorf("%v: exit %d, want 2 saying %q\n%s", c.args, o.Code, c.says, o.Stderr)
 		}
+	}
+}
+
+// An asking token that can also read the requests would let whatever runs
+// on the asking machine read the buttons: setup refuses it.
+func TestRemoteSetupRefusesAskerReadingRequests(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t, []string{"asker", "requests", "rw"})
+	h := e2e.NewFakeHarness(t)
+	o := remoteSetup(t, h, s, s.AnswerToken)
+	if o.Code != 2 || !strings.Contains(o.Stdout, "FAIL  the asking token cannot read requests") {
+		t.Fatalf("setup with an asking token that reads the requests: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
 	}
 }

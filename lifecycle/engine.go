@@ -60,8 +60,8 @@ type Config struct {
 	// HumanAnswer is the earliest a person can have answered; zero is
 	// DefaultHumanAnswer. A dialog program that ends sooner, or an answer
 	// a Channel brings sooner, was never seen by a person: the request
-	// fails and is shown again. Tests set it to read any answer as too
-	// soon, or none, whatever the machine's load.
+	// fails and is shown again. Tests set it high to read any answer as
+	// too soon, whatever the machine's load.
 	HumanAnswer time.Duration
 	// Settle is how long a dialog program must keep running before its
 	// window counts as shown; zero is DefaultSettle.

@@ -37,8 +37,9 @@ func TestRealDialogCollectWithRememberZero(t *testing.T) {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
 
-	// Collected once: the same command again asks anew.
-	r := h.Start(args...)
+	// Collected once: the same command again asks anew, and waits for the
+	// click however long a busy machine takes to make it.
+	r := h.Start(append(args, "--wait", "60s")...)
 	h.WaitWindow(title)
 	h.Click(title, "cancel")
 	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)
@@ -50,11 +51,11 @@ func TestRealDialogCollectWithRememberZero(t *testing.T) {
 // --remember 1s stands for the default: the bound can never be below
 // --remember, so with the default 60 s a retry "after --remember but within
 // the bound" would take over a minute of waiting per case. The in-process
-// tests (collect_test.go) run the defaults on a fake clock.
+// tests (cmd/collect_test.go) run the defaults on a fake clock.
 func TestRealDialogCollectPastRememberWithinBound(t *testing.T) {
 	h := e2e.NewRealHarness(t)
 	title := h.Title("RD-bound")
-	args := []string{"--json", "--remember", "1s", "--collect-within", "6s", "--wait", "2s", "--title", title, "--message", "collect me later"}
+	args := []string{"--json", "--remember", "1s", "--collect-within", "10s", "--wait", "2s", "--title", title, "--message", "collect me later"}
 
 	// A retry after --remember, within the bound, collects.
 	o := h.Run(args...)
@@ -77,8 +78,8 @@ func TestRealDialogCollectPastRememberWithinBound(t *testing.T) {
 	h.Expect(o, 3, lifecycle.StatusPending)
 	h.Click(title, "approve")
 	at = h.AnsweredAt(o.Res.Key)
-	e2e.SleepUntil(at.Add(7 * time.Second))
-	r := h.Start(args...)
+	e2e.SleepUntil(at.Add(11 * time.Second))
+	r := h.Start(append(args, "--wait", "60s")...)
 	h.WaitWindow(title) // a new dialog, not the forgotten approval
 	h.Click(title, "cancel")
 	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)
@@ -126,7 +127,7 @@ func TestRealDialogCollectDenialAndExpiry(t *testing.T) {
 	}
 
 	expire := h.Title("RD-collectexpire")
-	args = []string{"--json", "--remember", "1s", "--timeout", "6s", "--wait", "1s", "--title", expire, "--message", "nobody answers"}
+	args = []string{"--json", "--remember", "1s", "--timeout", "10s", "--wait", "1s", "--title", expire, "--message", "nobody answers"}
 	o = h.Run(args...)
 	h.Expect(o, 3, lifecycle.StatusPending)
 	// --timeout leaves a slow machine time to map the window before it

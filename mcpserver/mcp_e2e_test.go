@@ -35,8 +35,8 @@ import (
 
 // These tests drive ask-confirm mcp as an agent host does: the SDK's own
 // client talks over a real stdio pipe to this test binary as ask-confirm,
-// which runs ask-confirm-mcp, built from ../mcpserver/ask-confirm-mcp for these
-// tests (mcpServerEnv). The real-dialog ones answer GNOME zenity under Xvfb
+// which runs ask-confirm-mcp, built from ./ask-confirm-mcp for these tests
+// (e2e.MCPServerEnv). The real-dialog ones answer GNOME zenity under Xvfb
 // with xdotool.
 
 func TestMCPListsToolsWithSchemas(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 
 // These tests show real GNOME zenity dialogs on a headless sway, with
 // DISPLAY unset, and answer them from the keyboard through wtype, as a
-// person at a Wayland desktop would (wayland_harness_test.go). scripts/test
+// person at a Wayland desktop would (internal/e2e/wayland.go). scripts/test
 // starts the compositor for them.
 
 func TestWaylandApprove(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -30,8 +31,8 @@ type Backend struct {
 	// Now is the clock of the times the follow-ups give; nil is time.Now.
 	Now func() time.Time
 	// Ignored is told about each reply that answered nothing, and why: no
-	// capability, an unknown one, one already used. Nil ignores them
-	// silently. It must not block.
+	// capability, a malformed one, one that is not this request's. Nil
+	// ignores them silently. It must not block.
 	Ignored func(reason string)
 	// Answered is told which button won, as it is recorded ("approve",
 	// "deny", "approve-for"), just before Ask returns; nil ignores it.
@@ -80,7 +81,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	}
 	cl := client{c: b.Config, http: b.HTTP}
 	if cl.http == nil {
-		cl.http = &http.Client{}
+		cl.http = &http.Client{CheckRedirect: noRedirect}
 	}
 
 	type reply struct {
@@ -89,11 +90,21 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	}
 	replies := make(chan reply, 1)
 	opened := make(chan struct{})
+	subscribed := make(chan struct{})
 	sctx, stop := context.WithCancel(ctx)
-	defer stop()
+	// Ask returns only once the subscription has ended: nothing is
+	// reported to Ignored after it.
+	defer func() { stop(); <-subscribed }()
+	// The server's time when the first subscription opened: a resumed one
+	// reads from there, whatever this machine's clock says.
+	var openOnce sync.Once
+	var openedAt int64
+	openedOnce := func(serverTime int64) {
+		openOnce.Do(func() { openedAt = serverTime; close(opened) })
+	}
 	go func() {
+		defer close(subscribed)
 		since := ""
-		openedOnce := func() { close(opened) }
 		for {
 			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, openedOnce, func(m message) bool {
 				if bt := b.match(buttons, m.Message); bt != nil {
@@ -102,7 +113,6 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 				}
 				return true
 			})
-			openedOnce = nil
 			if last != "" {
 				since = last
 			}
@@ -115,11 +125,18 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 				replies <- reply{err: err}
 				return
 			}
+			select {
+			case <-opened:
+			default:
+				// The server could not be reached at the start: say so
+				// now, rather than wait for the request's end.
+				replies <- reply{err: err}
+				return
+			}
 			if since == "" {
-				// Nothing read yet: resume from a little before the drop,
-				// which the ask-confirm replies of other requests cannot
-				// answer anyway.
-				since = strconv.FormatInt(b.now().Add(-time.Minute).Unix(), 10)
+				// Nothing read yet: resume from when the first
+				// subscription opened, by the server's clock.
+				since = strconv.FormatInt(openedAt, 10)
 			}
 			select {
 			case <-sctx.Done():
@@ -149,6 +166,11 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 
 	select {
 	case rp := <-replies:
+		if ctx.Err() != nil {
+			// The request ended as the tap came: the end stands.
+			b.closed(cl, r)
+			return dialog.Answer{}, ctx.Err()
+		}
 		if rp.err != nil {
 			return dialog.Answer{}, rp.err
 		}

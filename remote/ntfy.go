@@ -46,6 +46,12 @@ type action struct {
 // default (message-size-limit); a longer one becomes an attachment.
 const MaxMessageBytes = 4096
 
+// noRedirect refuses to follow a redirect: ntfy's API never sends one, and
+// following it would send the token elsewhere, perhaps over plain http.
+func noRedirect(*http.Request, []*http.Request) error {
+	return errors.New("the ntfy server answered with a redirect, which is not followed")
+}
+
 // client talks to one ntfy server as the asking side, with Config.Token.
 type client struct {
 	c    Config
@@ -107,12 +113,23 @@ func (cl client) publishOnce(ctx context.Context, body []byte) (id string, retry
 // token, or one without read access to the topic.
 var ErrRefused = errors.New("the ntfy server refused the subscription")
 
+// idleLimit is how long a subscription may stay silent before it counts
+// as dropped: ntfy sends a keepalive every 45 s by default, so a
+// connection that a NAT or a sleeping laptop killed without a word is
+// noticed, and resumed, within this.
+const idleLimit = 2 * time.Minute
+
+// errIdle is returned by subscribe for a connection that fell silent.
+var errIdle = errors.New("the ntfy server fell silent; reconnecting")
+
 // subscribe reads the messages of topic as they come, from since on (a
 // message ID, a Unix time, or "" for only new ones), and calls got for
-// each. It returns when ctx ends, when got returns false, or when the
-// connection drops (with the ID of the last message read, for since). A
-// line longer than ntfy sends ends it with an error rather than growing.
-func (cl client) subscribe(ctx context.Context, topic, since string, opened func(), got func(message) bool) (last string, err error) {
+// each. It calls opened, once per connection, with the server's time when
+// the subscription is open. It returns when ctx ends, when got returns
+// false, or when the connection drops or falls silent for idleLimit (with
+// the ID of the last message read, for since). A line longer than ntfy
+// sends ends it with an error rather than growing.
+func (cl client) subscribe(ctx context.Context, topic, since string, opened func(serverTime int64), got func(message) bool) (last string, err error) {
 	q := url.Values{}
 	if since != "" {
 		q.Set("since", since)
@@ -121,13 +138,20 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(idleLimit, func() { cancel(errIdle) })
+	defer idle.Stop()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
 	resp, err := cl.http.Do(req)
 	if err != nil {
+		if context.Cause(actx) == errIdle {
+			return "", errIdle
+		}
 		return "", fmt.Errorf("subscribing to the ntfy server: %w", err)
 	}
 	defer resp.Body.Close()
@@ -142,6 +166,7 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 	// other fields, stays well under this.
 	sc.Buffer(make([]byte, 0, 16<<10), 64<<10)
 	for sc.Scan() {
+		idle.Reset(idleLimit)
 		var m message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			continue
@@ -149,7 +174,7 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 		switch m.Event {
 		case "open":
 			if opened != nil {
-				opened()
+				opened(m.Time)
 				opened = nil
 			}
 		case "message":
@@ -159,11 +184,13 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 			}
 		}
 	}
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		return last, ctx.Err()
-	}
-	if err := sc.Err(); err != nil {
-		return last, fmt.Errorf("reading from the ntfy server: %w", err)
+	case context.Cause(actx) == errIdle:
+		return last, errIdle
+	case sc.Err() != nil:
+		return last, fmt.Errorf("reading from the ntfy server: %w", sc.Err())
 	}
 	return last, io.ErrUnexpectedEOF
 }

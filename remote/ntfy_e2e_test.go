@@ -238,8 +238,11 @@ func TestPhoneRequestClosed(t *testing.T) {
 	if f := phone.Await(2); !strings.HasPrefix(f.Message, "This request closed at ") {
 		t.Fatalf("follow-up %+v", f)
 	}
-	// A tap after the end answers nothing: nobody reads it.
-	phone.Tap(m, "Approve")
+	// A tap after the end is refused by nobody, and read by nobody: the
+	// server takes it, and no request is waiting for it.
+	if code := phone.Tap(m, "Approve"); code != http.StatusOK {
+		t.Fatalf("the late tap got %d", code)
+	}
 }
 
 // Text is sent literally, markup and all, and text longer than ntfy
@@ -259,5 +262,35 @@ func TestPhoneText(t *testing.T) {
 		}
 		cancel()
 		a.wait(t)
+	}
+}
+
+// A server that cannot be reached when the request starts is an error at
+// once, not a wait for the request's end, and never an answer.
+func TestPhoneServerDownAtStart(t *testing.T) {
+	s := ntfytest.New(t)
+	s.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	ans, err := (&Backend{Config: configOf(s)}).Ask(ctx, confirmRequest("Anyone?"))
+	if err == nil || ans.Approved || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Ask with the server down: %+v %v", ans, err)
+	}
+	// A wait for the request's end would take the whole minute.
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the failure took %s", d)
+	}
+}
+
+// A subscription the server refuses (a token that cannot read the reply
+// topic) is an error, never an answer.
+func TestPhoneSubscriptionRefused(t *testing.T) {
+	s := ntfytest.New(t)
+	c := configOf(s)
+	c.Token = s.PhoneToken // reads the requests, not the replies
+	ans, err := (&Backend{Config: c}).Ask(context.Background(), confirmRequest("Anyone?"))
+	if !errors.Is(err, ErrRefused) || ans.Approved {
+		t.Fatalf("Ask with a token that cannot read the replies: %+v %v", ans, err)
 	}
 }

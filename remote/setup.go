@@ -119,15 +119,17 @@ type Finding struct {
 }
 
 // Verify checks a setup against its server, as the phone and the holder
-// will use it: the server answers; the asking token reads the reply topic;
-// the answer token reads neither topic; anonymous reads neither. With
-// writes, it also checks that the asking token publishes to the request
-// topic, the answer token writes the reply topic, and anonymous cannot:
+// will use it: the server answers; the asking token reads the reply topic
+// and not the request topic; the answer token reads neither topic;
+// anonymous reads neither. With writes, it also checks that the asking
+// token publishes to the request topic and the answer token writes the
+// reply topic, and that neither anonymous nor the answer token can publish
+// a request:
 // the request topic then gets one line saying the setup was checked, and
 // the reply topic lines no request answers to.
 func Verify(ctx context.Context, c Config, hc *http.Client, writes bool) []Finding {
 	if hc == nil {
-		hc = &http.Client{Timeout: 10 * time.Second}
+		hc = &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect}
 	}
 	var out []Finding
 	add := func(what string, ok bool, detail string) {
@@ -145,10 +147,15 @@ func Verify(ctx context.Context, c Config, hc *http.Client, writes bool) []Findi
 	write := func(topic, token, body string) (int, error) {
 		return do(ctx, hc, http.MethodPost, c.topicURL(topic), token, body)
 	}
-	// A check that must be refused passes on any answer but success; one
-	// that must succeed passes on success alone.
+	// A check that must succeed passes on success alone; one that must be
+	// refused passes only on ntfy's refusal (401 or 403), not on a network
+	// error or a proxy's 5xx, which would show nothing of the rule.
 	expect := func(what string, want bool, status int, err error) {
-		if got := err == nil && status == http.StatusOK; got == want {
+		ok := err == nil && status == http.StatusOK
+		if !want {
+			ok = err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden)
+		}
+		if ok {
 			add(what, true, "")
 			return
 		}
@@ -161,15 +168,26 @@ func Verify(ctx context.Context, c Config, hc *http.Client, writes bool) []Findi
 		expect("the answer token writes "+c.ReplyTopic, true, s, err)
 		s, err = write(c.ReplyTopic, "", "ask-confirm remote setup: a check, no answer")
 		expect("anonymous cannot write "+c.ReplyTopic, false, s, err)
+		s, err = write(c.Topic, c.AnswerToken, "ask-confirm remote setup: this should have been refused")
+		expect("the answer token cannot publish to "+c.Topic, false, s, err)
+		s, err = write(c.Topic, "", "ask-confirm remote setup: this should have been refused")
+		expect("anonymous cannot publish to "+c.Topic, false, s, err)
 	}
 	s, err := read(c.ReplyTopic, c.Token)
 	expect("the asking token reads "+c.ReplyTopic, true, s, err)
+	// The asking token is kept on the machine that asks, where whatever
+	// runs as its user can read it: were it to read the requests, it could
+	// read their buttons and answer in the person's place.
+	s, err = read(c.Topic, c.Token)
+	expect("the asking token cannot read "+c.Topic, false, s, err)
 	s, err = read(c.Topic, c.AnswerToken)
 	expect("the answer token cannot read "+c.Topic, false, s, err)
 	s, err = read(c.ReplyTopic, c.AnswerToken)
 	expect("the answer token cannot read "+c.ReplyTopic, false, s, err)
 	s, err = read(c.Topic, "")
 	expect("anonymous cannot read "+c.Topic, false, s, err)
+	s, err = read(c.ReplyTopic, "")
+	expect("anonymous cannot read "+c.ReplyTopic, false, s, err)
 	return out
 }
 

@@ -51,7 +51,8 @@ need_packages() {
 AT_EXIT=()
 at_exit() {
   AT_EXIT+=("$1")
-  trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd"; done' EXIT
+  # One failing clean-up must not skip the others.
+  trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd" || true; done' EXIT
 }
 
 # start_xvfb starts a private X server on a free display number, exports
@@ -151,6 +152,9 @@ background() {
   local name=$1
   shift
   if [ -z "$PHASE_DIR" ]; then
+    # A job still running when the script ends (await did not collect it)
+    # is stopped, with everything it started, before its files go.
+    at_exit 'for pid in "${BACKGROUND[@]}"; do [ -n "$pid" ] && kill_tree "$pid"; done'
     PHASE_DIR=$(mktemp -d)
     at_exit 'rm -rf "$PHASE_DIR"'
   fi
@@ -163,11 +167,22 @@ background() {
     echo "$((SECONDS - start)) $rc" >"$PHASE_DIR/$name.done"
   ) &
   echo "$!" >"$PHASE_DIR/$name.pid"
+  BACKGROUND[$!]=$!
+}
+declare -a BACKGROUND=()
+
+# kill_tree PID stops process PID and everything it started.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
 }
 
 await() {
-  local name=$1 secs rc p
-  wait "$(cat "$PHASE_DIR/$name.pid")" || true
+  local name=$1 secs rc p pid
+  pid=$(cat "$PHASE_DIR/$name.pid")
+  wait "$pid" || true
+  unset "BACKGROUND[$pid]"
   echo "==== $name (ran in the background) ===="
   cat "$PHASE_DIR/$name.log"
   read -r secs rc <"$PHASE_DIR/$name.done" || { secs=0 rc=1; }

@@ -48,8 +48,8 @@ const FakeZenityDirEnv = "ASK_CONFIRM_TEST_FAKE_ZENITY_DIR"
 
 // fakeRenderTime is how long the scripted zenity takes to "map its window"
 // before it will take an answer, like the real one (about 0.5 s). Tests that
-// run many dialogs shorten it with fakeRenderEnv; it must stay above the
-// holder's humanAnswer time (0.4 s), or every answer counts as a failure.
+// run many dialogs shorten it with FakeRenderEnv; it must stay above the
+// holder's HumanAnswer time (0.4 s), or every answer counts as a failure.
 const fakeRenderTime = 500 * time.Millisecond
 
 // FakeRenderEnv overrides fakeRenderTime, as a Go duration.

@@ -573,10 +573,14 @@ func (h *Harness) UntilClosed(title, what string, act func(w string)) {
 		if len(ws) == 0 {
 			return
 		}
-		xdoMu.Lock()
-		Xdotool(h.T, "windowraise", ws[0])
-		act(ws[0])
-		xdoMu.Unlock()
+		// Released however act ends: a failed xdotool ends the test with
+		// t.Fatalf, and the lock must not stay held.
+		func() {
+			xdoMu.Lock()
+			defer xdoMu.Unlock()
+			Xdotool(h.T, "windowraise", ws[0])
+			act(ws[0])
+		}()
 		deadline := time.Now().Add(time.Second)
 		for time.Now().Before(deadline) && len(h.Windows(title)) > 0 {
 			time.Sleep(20 * time.Millisecond)

@@ -69,7 +69,7 @@ func MCPServerEnv(t *testing.T, env []string) []string {
 // the ask-confirm-mcp it built is.
 func MCPServerDir() string { return mcpServer.dir }
 
-// removeMCPServer removes what mcpServerEnv built.
+// removeMCPServer removes what MCPServerEnv built.
 func removeMCPServer() {
 	if mcpServer.dir != "" {
 		os.RemoveAll(mcpServer.dir)

@@ -33,15 +33,26 @@ func lockScreen(t *testing.T, name string) {
 	sum := sha256.Sum256([]byte(name))
 	path := filepath.Join(os.TempDir(), "ask-confirm-e2e-screen-"+hex.EncodeToString(sum[:8])+".lock")
 	screens.Lock()
-	defer screens.Unlock()
-	if screens.users[name] == 0 {
-		l := flock.New(path)
-		// Waits as long as the other process's tests take: the test's own
-		// -timeout bounds it.
-		Must(t, l.Lock())
-		screens.locks[name] = l
+	shared := screens.users[name] > 0
+	if shared {
+		screens.users[name]++
 	}
-	screens.users[name]++
+	screens.Unlock()
+	if !shared {
+		// Waits, without holding screens, as long as the other process's
+		// tests take: the test's own -timeout bounds it.
+		l := flock.New(path)
+		Must(t, l.Lock())
+		screens.Lock()
+		if screens.users[name] == 0 {
+			screens.locks[name] = l
+		} else {
+			// Another test of this process took the screen meanwhile.
+			l.Unlock()
+		}
+		screens.users[name]++
+		screens.Unlock()
+	}
 	t.Cleanup(func() {
 		screens.Lock()
 		defer screens.Unlock()

@@ -74,7 +74,7 @@ func NewWaylandHarness(t *testing.T) *wlHarness {
 
 	lockScreen(t, "wayland"+filepath.Join(runtimeDir, display))
 	h := NewHarness(t)
-	// newHarness left out DISPLAY and WAYLAND_DISPLAY. The runtime
+	// NewHarness left out DISPLAY and WAYLAND_DISPLAY. The runtime
 	// directory is the compositor's, as in a desktop session: GTK 3 will
 	// not open a Wayland display without XDG_RUNTIME_DIR, and the store
 	// and its locks live under the cache and state homes, not there.

@@ -61,8 +61,10 @@ func Program(t *testing.T) string {
 	return ""
 }
 
-// New starts a server with its accounts. It stops with the test.
-func New(t *testing.T) *Server {
+// New starts a server with its accounts. Each of grants is one more
+// `ntfy access` command's arguments (USER TOPIC PERMISSION), for a test of
+// a setup that gives an account too much. It stops with the test.
+func New(t *testing.T, grants ...[]string) *Server {
 	t.Helper()
 	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Topic: "requests", ReplyTopic: "replies"}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -83,6 +85,9 @@ func New(t *testing.T) *Server {
 	s.ntfy("access", "asker", s.ReplyTopic, "ro")
 	s.ntfy("access", "phone", s.Topic, "ro")
 	s.ntfy("access", "answerer", s.ReplyTopic, "wo")
+	for _, g := range grants {
+		s.ntfy(append([]string{"access"}, g...)...)
+	}
 	s.AskerToken, s.AnswerToken, s.PhoneToken = s.token("asker"), s.token("answerer"), s.token("phone")
 	s.Stop()
 	s.Start()
