@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/internal/e2e"
+	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
 )
 
 // These tests run Debian's OpenSSH against ask-confirm-askpass with real
@@ -100,9 +101,14 @@ func TestAskpassNoticeClosedBySIGTERM(t *testing.T) {
 	h := e2e.NewRealHarness(t)
 	notice := exec.Command(e2e.AskpassProgram(t, h), "Confirm user presence for key ED25519-SK SHA256:"+h.Suffix)
 	notice.Env = append(append([]string{}, h.Env...), "SSH_ASKPASS_PROMPT=none")
-	var out bytes.Buffer
+	var out syncbuf.Buffer
 	notice.Stdout, notice.Stderr = &out, &out
 	e2e.Must(t, notice.Start())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the notice program's output:\n%s", out.String())
+		}
+	})
 	done := make(chan error, 1)
 	go func() { done <- notice.Wait() }()
 	h.WaitStable(h.WaitWindow(e2e.AskpassTitle))

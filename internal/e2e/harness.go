@@ -485,8 +485,18 @@ func (h *Harness) Windows(title string) []string {
 func (h *Harness) WaitWindow(title string) string {
 	h.T.Helper()
 	var ws []string
+	most := 0
+	h.T.Cleanup(func() {
+		if h.T.Failed() && len(ws) != 1 {
+			// What the screen held, to tell a window that never mapped
+			// from one too many.
+			h.T.Logf("windows titled %s: %d at the end, at most %d at once; every window: %s", title, len(ws), most,
+				XdotoolMaybe("search", "--onlyvisible", "--name", "."))
+		}
+	})
 	Eventually(h.T, 30*time.Second, "one window titled "+title, func() bool {
 		ws = h.Windows(title)
+		most = max(most, len(ws))
 		return len(ws) == 1
 	})
 	return ws[0]
