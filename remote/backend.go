@@ -34,9 +34,6 @@ type Backend struct {
 	// capability, a malformed one, one that is not this request's. Nil
 	// ignores them silently. It must not block.
 	Ignored func(reason string)
-	// Answered is told which button won, as it is recorded ("approve",
-	// "deny", "approve-for"), just before Ask returns; nil ignores it.
-	Answered func(choice string)
 	// Retry is how long to wait before reconnecting a dropped
 	// subscription; zero is one second.
 	Retry time.Duration
@@ -173,9 +170,6 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		}
 		if rp.err != nil {
 			return dialog.Answer{}, rp.err
-		}
-		if b.Answered != nil {
-			b.Answered(rp.b.choice)
 		}
 		b.followUp(cl, r, followUpFor(rp.b.choice, b.now()))
 		return answerFor(r, rp.b), nil
