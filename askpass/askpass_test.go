@@ -49,6 +49,7 @@ func newFixture(t *testing.T) *fixture {
 			Paths:       f.paths,
 			Detect:      func() platform.Session { return f.session },
 			StartHolder: f.startHolder,
+			RemoteFile:  filepath.Join(dir, "config", "remote.json"),
 		},
 		getenv: func(k string) string { return f.env[k] },
 		stderr: &f.stderr,

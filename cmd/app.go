@@ -62,7 +62,10 @@ type terminalPrompt interface {
 }
 
 func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
-	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, getenv: os.Getenv, remoteFile: remote.DefaultPath()}
+	if c.RemoteFile == "" {
+		c.RemoteFile = remote.DefaultPath()
+	}
+	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, getenv: os.Getenv, remoteFile: c.RemoteFile}
 	c.Warn = a.out.warn
 	a.engine = lifecycle.New(c)
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -103,6 +103,7 @@ func (f *cliFixture) rebuild() {
 		Backend:          cliNoBackend{f.t},
 		Detect:           func() platform.Session { return f.session() },
 		StartHolder:      func(argv []string, lock platform.Lock) error { return f.startHolder(argv, lock) },
+		RemoteFile:       filepath.Join(filepath.Dir(filepath.Dir(f.paths.DB)), "config", "remote.json"),
 	}, &f.stdout, &f.stderr)
 	f.store = store.New(f.paths.DB)
 }

@@ -47,6 +47,10 @@ SSH, on a console), ask-confirm asks there instead, y to approve, and waits
 for the answer up to --timeout; --no-terminal turns that off, and
 --if-headless decides when neither can ask.
 
+With a phone set up (ask-confirm remote setup), the request is also sent
+to it, through an ntfy server, as --remote or the recorded mode says: also
+beside the dialog, fallback where nobody can be asked here, or only there.
+
 Exit codes:
 ` + exitCodeTable(),
 		Example: `  ask-confirm --title Deploy --message "Ship v2 to production?" && ./deploy.sh
@@ -117,6 +121,7 @@ func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool)
 	} else {
 		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4) or deny (exit 1); there is no answer to approve with")
 	}
+	f.StringVar(&o.call.Remote, "remote", "", "when the person is asked on their phone too (ask-confirm remote setup): off; also, beside the dialog or terminal, the first answer wins; fallback, only where nobody can be asked here; only (default: the mode remote setup recorded, else off)")
 	f.BoolVar(&o.noTerminal, "no-terminal", false, "never ask on the terminal: where no dialog can be shown, --if-headless decides even when a person is typing at this terminal")
 	f.BoolVar(&o.noOrigin, "no-origin", false, `hide the line under the question that says who asks ("Asked by deploy.sh in ~/src/app · closes at 14:05"), for callers whose message says so itself`)
 	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")

@@ -56,9 +56,11 @@ type doctorReport struct {
 // and if so whether its server answers and its access rules hold, checked
 // without publishing anything.
 type remoteCheck struct {
-	Configured bool     `json:"configured"`
-	Server     string   `json:"server,omitempty"`
-	Problems   []string `json:"problems,omitempty"`
+	Configured bool   `json:"configured"`
+	Server     string `json:"server,omitempty"`
+	// Mode is when the phone is asked where --remote does not say.
+	Mode     string   `json:"mode,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // checkRemote loads the phone's settings and checks them against the
@@ -71,7 +73,7 @@ func (a *app) checkRemote(ctx context.Context) remoteCheck {
 	case err != nil:
 		return remoteCheck{Configured: true, Problems: []string{err.Error()}}
 	}
-	rc := remoteCheck{Configured: true, Server: s.Server}
+	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
 	for _, f := range remote.Verify(ctx, s.Config, nil, false) {
 		if !f.OK {
 			rc.Problems = append(rc.Problems, f.What+": "+f.Detail)
@@ -296,7 +298,7 @@ func (r doctorReport) printTable(out io.Writer) error {
 	case len(r.Remote.Problems) > 0:
 		line("phone", fmt.Sprintf(msgDoctorRemoteProblems, orNone(r.Remote.Server), strings.Join(r.Remote.Problems, "; ")))
 	default:
-		line("phone", fmt.Sprintf(msgDoctorRemoteOK, r.Remote.Server))
+		line("phone", fmt.Sprintf(msgDoctorRemoteOK, r.Remote.Server, r.Remote.Mode))
 	}
 	if r.Terminal.Available {
 		line("terminal", fmt.Sprintf(msgDoctorTerminal, r.Terminal.Name))

@@ -23,7 +23,7 @@ func newRemoteCommand(a *app) *cobra.Command {
 		Short: "Set up, test or remove the phone as a way of asking (ntfy)",
 		Args:  usageArgs(cobra.NoArgs),
 	}
-	c.AddCommand(newRemoteSetupCommand(a), newRemoteTestCommand(a), newRemoteOffCommand(a))
+	c.AddCommand(newRemoteSetupCommand(a), newRemoteTestCommand(a), newRemoteModeCommand(a), newRemoteOffCommand(a))
 	return c
 }
 
@@ -31,7 +31,11 @@ func newRemoteCommand(a *app) *cobra.Command {
 type remoteSetupOptions struct {
 	server, topic, replyTopic  string
 	tokenFile, answerTokenFile string
+	mode                       string
 }
+
+// modeHelp describes the modes, for the flags that take one.
+const modeHelp = "off: never; also: beside the dialog or terminal, the first answer wins; fallback: only where nobody can be asked here; only: the phone alone"
 
 func newRemoteSetupCommand(a *app) *cobra.Command {
 	var o remoteSetupOptions
@@ -53,7 +57,34 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 	f.StringVar(&o.replyTopic, "reply-topic", "", "the topic the phone's buttons answer on")
 	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
 	f.StringVar(&o.answerTokenFile, "answer-token-file", "", "file with the token the buttons carry (- for standard input)")
+	f.StringVar(&o.mode, "mode", remote.ModeFallback, "when the phone is asked where --remote does not say: "+modeHelp)
 	return c
+}
+
+func newRemoteModeCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mode [" + strings.Join(remote.Modes, "|") + "]",
+		Short: "Show or change when the phone is asked by default",
+		Long:  "Show or change when the phone is asked where --remote does not say. " + modeHelp + ".",
+		Args:  usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := remote.Load(a.remoteFile)
+			if err != nil {
+				return a.remoteMissing(err)
+			}
+			if len(args) == 1 {
+				s.Mode = args[0]
+				if err := s.Check(); err != nil {
+					return &usageError{err}
+				}
+				if err := remote.Save(a.remoteFile, s); err != nil {
+					return fmt.Errorf(msgRemoteSave, err)
+				}
+			}
+			_, err = fmt.Fprintln(a.stdout, s.Mode)
+			return err
+		},
+	}
 }
 
 // settings reads the tokens, from files or standard input, never from the
@@ -75,7 +106,7 @@ func (o remoteSetupOptions) settings(stdin io.Reader) (remote.Settings, error) {
 	if err != nil {
 		return remote.Settings{}, err
 	}
-	s := remote.Settings{Config: remote.Config{Server: o.server, Topic: o.topic, ReplyTopic: o.replyTopic, Token: token, AnswerToken: answer}, Mode: remote.ModeFallback}
+	s := remote.Settings{Config: remote.Config{Server: o.server, Topic: o.topic, ReplyTopic: o.replyTopic, Token: token, AnswerToken: answer}, Mode: o.mode}
 	if err := s.Check(); err != nil {
 		return remote.Settings{}, &usageError{err}
 	}
@@ -158,7 +189,13 @@ func newRemoteTestCommand(a *app) *cobra.Command {
 			defer cancel()
 			r := dialog.Request{Kind: dialog.Confirm, Title: msgRemoteTestTitle, Message: msgRemoteTestMessage, OKLabel: "Approve", CancelLabel: "Deny"}
 			fmt.Fprintf(a.stdout, msgRemoteTestSent+"\n", s.Topic, dialog.ShortDuration(wait))
-			ans, err := (&remote.Backend{Config: s.Config}).Ask(ctx, r)
+			phone := &remote.Backend{Config: s.Config}
+			ans, err := phone.Ask(ctx, r)
+			// The phone is told what became of the request once it ends.
+			cancel()
+			finish, stop := context.WithTimeout(context.Background(), 10*time.Second)
+			defer stop()
+			phone.Finish(finish)
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
 				fmt.Fprintln(a.stdout, msgRemoteTestNobody)

@@ -74,6 +74,6 @@ const (
 	msgRemoteSetupHint    = "run 'ask-confirm remote setup --help'"
 
 	msgDoctorNoRemote       = "not set up (ask-confirm remote setup)"
-	msgDoctorRemoteOK       = "set up through %s: it answers, and the access rules that can be checked without publishing hold"
+	msgDoctorRemoteOK       = "set up through %s (asked: %s): it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems = "set up through %s, but: %s"
 )

@@ -32,8 +32,8 @@ func (p printer) hint(msg string) error {
 
 // result writes r: the JSON object on stdout with asJSON, and a one-line
 // summary on stderr otherwise, after the answer to a choice or an input on
-// stdout. Stdout carries nothing but the JSON. A hint
-// goes to stderr either way: it is for the person reading the log.
+// stdout. Stdout carries nothing but the JSON. A hint and a warning go to
+// stderr either way: they are for the person reading the log.
 func (p printer) result(stdout io.Writer, r lifecycle.Result, asJSON bool) error {
 	var err error
 	if answer, ok := theAnswer(r); ok && !asJSON && r.ExitCode == lifecycle.ExitApproved {
@@ -55,6 +55,9 @@ func (p printer) result(stdout io.Writer, r lifecycle.Result, asJSON bool) error
 	}
 	if err == nil {
 		err = p.hint(r.Hint)
+	}
+	if err == nil && r.Warning != "" {
+		err = p.line("warning: ", r.Warning)
 	}
 	return err
 }

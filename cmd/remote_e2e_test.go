@@ -15,14 +15,10 @@ import (
 )
 
 // remoteSetup runs ask-confirm remote setup against s with the asking
-// token and answerToken, both in files.
-func remoteSetup(t *testing.T, h *e2e.Harness, s *ntfytest.Server, answerToken string) e2e.Outcome {
+// token and answerToken, both in files, and extra flags.
+func remoteSetup(t *testing.T, h *e2e.Harness, s *ntfytest.Server, answerToken string, extra ...string) e2e.Outcome {
 	t.Helper()
-	token, answer := filepath.Join(h.Dir, "asker.token"), filepath.Join(h.Dir, "answer.token")
-	e2e.Must(t, os.WriteFile(token, []byte(s.AskerToken+"\n"), 0o600))
-	e2e.Must(t, os.WriteFile(answer, []byte(answerToken+"\n"), 0o600))
-	return h.Run("remote", "setup", "--server", s.URL, "--topic", s.Topic, "--reply-topic", s.ReplyTopic,
-		"--token-file", token, "--answer-token-file", answer)
+	return h.RemoteSetup(s, answerToken, extra...)
 }
 
 // ask-confirm remote setup checks the server and the access rules, and only

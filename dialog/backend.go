@@ -38,6 +38,22 @@ type Backend interface {
 	Ask(ctx context.Context, r Request) (Answer, error)
 }
 
+// Closed is the cause a request's ways of asking are closed with, through
+// Ask's context, once the request has ended: What says for a person what
+// became of it ("Approved in the dialog", "This request expired"). A way
+// of asking that can still reach the person after Ask returned (a phone)
+// tells them that.
+type Closed struct{ What string }
+
+func (c *Closed) Error() string { return c.What }
+
+// Finisher is a Backend that may have work left once Ask returned: a
+// phone is told what became of the request when Ask's context ends.
+// Finish returns once that work is done, or when ctx ends.
+type Finisher interface {
+	Finish(ctx context.Context)
+}
+
 // Zenity is the Backend built on github.com/ncruces/zenity: zenity, qarma or
 // matedialog on Linux, osascript on macOS and Win32 on Windows.
 type Zenity struct{}

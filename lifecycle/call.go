@@ -3,9 +3,12 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/remote"
 )
 
 // Call is one request as a front end asks it: the question and how long to
@@ -50,6 +53,10 @@ type Call struct {
 	// handing the question back to its host's own prompt), so that two
 	// prompts never stand open for one question.
 	Withdraw bool
+	// Remote says when the person is also asked on their phone: one of
+	// remote.Modes, or empty for the mode set with the phone's settings
+	// (none: never).
+	Remote string
 }
 
 // Channel is a way of asking a person that runs in the caller's own
@@ -142,6 +149,9 @@ func (c Call) Validate() error {
 	}
 	if c.IfHeadless == IfHeadlessApprove && c.Request.Kind != dialog.Confirm {
 		return bad("--if-headless", msgHeadlessNone)
+	}
+	if c.Remote != "" && !slices.Contains(remote.Modes, c.Remote) {
+		return bad("--remote", fmt.Sprintf("%q is not one of %s", c.Remote, strings.Join(remote.Modes, ", ")))
 	}
 	if c.Channel != nil && (c.Channel.Name == "" || c.Channel.Backend == nil) {
 		return bad("channel", "needs a name and a backend")

@@ -34,6 +34,7 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -66,6 +67,12 @@ type Config struct {
 	// Settle is how long a dialog program must keep running before its
 	// window counts as shown; zero is DefaultSettle.
 	Settle time.Duration
+	// RemoteFile is where the phone's settings are; empty is
+	// remote.DefaultPath(). Where none are, the phone is never asked.
+	RemoteFile string
+	// Phone makes the way of asking on the phone; nil is the real one,
+	// through ntfy.
+	Phone PhoneBackend
 }
 
 // Defaults of the engine's two render thresholds (Config.HumanAnswer and
@@ -103,6 +110,9 @@ type Engine struct {
 	// (Config.HumanAnswer). The dialog program ending sooner, with any
 	// exit code, failed to render.
 	humanAnswer time.Duration
+	// remoteFile and phone are Config.RemoteFile and Config.Phone.
+	remoteFile string
+	phone      PhoneBackend
 }
 
 // New returns an Engine with c's settings.
@@ -116,6 +126,14 @@ func New(c Config) *Engine {
 		warnf:       c.Warn,
 		settle:      c.Settle,
 		humanAnswer: c.HumanAnswer,
+		remoteFile:  c.RemoteFile,
+		phone:       c.Phone,
+	}
+	if e.remoteFile == "" {
+		e.remoteFile = remote.DefaultPath()
+	}
+	if e.phone == nil {
+		e.phone = ntfyPhone
 	}
 	if e.settle <= 0 {
 		e.settle = DefaultSettle
@@ -196,6 +214,8 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 		Dir:         dir,
 		Channel:     rec.Channel,
 		Origin:      rec.Origin,
+		Phone:       rec.Phone,
+		AnsweredBy:  rec.AnsweredBy,
 	}
 	if rec.Status == store.Approved {
 		// What the person answered: a choice's labels, which are the

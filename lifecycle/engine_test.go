@@ -58,7 +58,8 @@ func newTestEngine(t *testing.T) *testEngine {
 			}
 			return nil
 		},
-		Warn: func(err error) { t.Logf("warning: %v", err) },
+		Warn:       func(err error) { t.Logf("warning: %v", err) },
+		RemoteFile: filepath.Join(dir, "config", "remote.json"),
 	})
 	return te
 }

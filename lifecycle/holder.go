@@ -75,13 +75,26 @@ func parseHolderArgs(args []string) (id, content string, lockFD int, err error) 
 // errNotMine is returned when the record no longer asks for this holder.
 var errNotMine = errors.New(msgNotMine)
 
-// Reasons a holder's dialog context ends.
+// Reasons a holder's dialog context ends. The first two are what a way
+// of asking that can still reach the person (a phone) tells them.
 var (
-	errTimedOut    = errors.New("timed out")
-	errSignalled   = errors.New(msgHolderSignal)
-	errCloseAsked  = errors.New("close requested")
-	holderPollTick = time.Second
+	errTimedOut    error = &dialog.Closed{What: closedExpired}
+	errSignalled         = errors.New(msgHolderSignal)
+	holderPollTick       = time.Second
 )
+
+// closeAskedError is the cause a holder closes its request with when an
+// operator or a newer request asked it to: its Closed says which.
+type closeAskedError struct{ closed dialog.Closed }
+
+func (e *closeAskedError) Error() string { return "close requested: " + e.closed.What }
+
+func (e *closeAskedError) Unwrap() error { return &e.closed }
+
+// closeAskedAs is the cause of closing a request that ends as status.
+func closeAskedAs(status store.Status) error {
+	return &closeAskedError{closed: *closedAs(status)}
+}
 
 // hold is the holder: it keeps the identity's lock for its whole life, shows
 // the stored request's dialog until it is answered, times out or is asked to
@@ -133,6 +146,14 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		return errors.Join(err, ferr)
 	}
 
+	ig := &ignoredReplies{e: e, rec: rec}
+	defer ig.done()
+	ways, err := e.ways(rec, h.backend, ig)
+	if err != nil {
+		_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
+		return errors.Join(err, ferr)
+	}
+
 	base, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	dctx, stop := context.WithDeadlineCause(base, rec.Deadline, errTimedOut)
@@ -141,16 +162,10 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	tick := time.NewTicker(holderPollTick)
 	defer tick.Stop()
 
-	type answer struct {
-		dialog.Answer
-		err error
-	}
-	answers := make(chan answer, 1)
+	answers := make(chan reply, 1)
 	started := e.now()
-	go func() {
-		ans, err := h.backend.Ask(dctx, req)
-		answers <- answer{ans, err}
-	}()
+	asking := startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
+	go func() { answers <- asking.first(dctx) }()
 	settled := time.NewTimer(e.settle)
 	defer settled.Stop()
 
@@ -159,23 +174,36 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		case <-settled.C:
 			e.markShown(id, content, pid)
 		case <-h.signals:
-			if e.closeAsked(id, content) {
-				cancel(errCloseAsked)
+			if as, ok := e.closeAsked(id, content); ok {
+				cancel(closeAskedAs(as))
 			} else {
 				cancel(errSignalled)
 			}
 		case <-tick.C:
-			if e.closeAsked(id, content) {
-				cancel(errCloseAsked)
+			if as, ok := e.closeAsked(id, content); ok {
+				cancel(closeAskedAs(as))
 			}
 		case ans := <-answers:
-			status, reason := e.classify(dctx, id, content, ans.Approved, ans.err, e.now().Sub(started), rec.Channel)
+			channel := rec.Channel
+			if ans.by == wayPhone {
+				channel = wayPhone
+			}
+			status, reason := e.classify(dctx, id, content, ans.Approved, ans.err, e.now().Sub(started), channel)
 			if status != store.Approved {
 				ans.Answer = dialog.Answer{}
 			} else if err := checkAnswer(req, ans.Answer); err != nil {
 				status, reason, ans.Answer = store.Failed, err.Error(), dialog.Answer{}
 			}
-			return e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer})
+			err := e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer, by: ans.by})
+			// Every other way closes, and the phone is told what became
+			// of the request: as recorded, whoever recorded it.
+			final, _, gerr := e.store.Get(id)
+			if gerr != nil || final.ContentHash != content || !final.Status.Final() {
+				final = rec
+				final.Status, final.AnsweredBy = status, ""
+			}
+			asking.close(func(w string) error { return closedCause(final, w) })
+			return err
 		}
 	}
 }
@@ -216,7 +244,7 @@ func (e *Engine) classify(dctx context.Context, id, content string, approved boo
 		switch cause := context.Cause(dctx); {
 		case errors.Is(cause, errTimedOut):
 			return store.Expired, ""
-		case errors.Is(cause, errCloseAsked):
+		case errors.As(cause, new(*closeAskedError)):
 			rec, _, gerr := e.store.Get(id)
 			if gerr == nil && rec.ContentHash == content && rec.CancelRequest != "" {
 				return rec.CancelRequest, ""
@@ -225,6 +253,11 @@ func (e *Engine) classify(dctx context.Context, id, content string, approved boo
 		default:
 			return store.Failed, cause.Error()
 		}
+	}
+	if err != nil && channel == wayPhone {
+		// The phone failed to ask, however soon: no early exit of a
+		// dialog program.
+		return store.Failed, fmt.Sprintf(msgPhoneCouldNot, err)
 	}
 	if ran < e.humanAnswer {
 		reason := msgEarlyExit
@@ -260,10 +293,18 @@ func (e *Engine) markShown(id, content string, pid int) {
 }
 
 // closeAsked reports whether an operator or a newer request asked this
-// holder to close its dialog.
-func (e *Engine) closeAsked(id, content string) bool {
+// holder to close its dialog, and what the request then ends as.
+func (e *Engine) closeAsked(id, content string) (store.Status, bool) {
 	rec, found, err := e.store.Get(id)
-	return err == nil && found && (rec.ContentHash != content || rec.CancelRequest != "")
+	switch {
+	case err != nil || !found:
+		return "", false
+	case rec.ContentHash != content:
+		return store.Superseded, true
+	case rec.CancelRequest != "":
+		return rec.CancelRequest, true
+	}
+	return "", false
 }
 
 // checkAnswer reports an answer that does not answer req: a choice's

@@ -62,6 +62,14 @@ const (
 	msgDecodeRequest  = "decoding the stored request: %w"
 	msgBadAnswer      = "the dialog's answer does not answer the question: %v"
 
+	msgPhoneLeftOut  = "the phone is not asked: %v"
+	msgPhoneOnlyWay  = "the phone was the only way to ask: %w"
+	hintPhoneSetup   = "where no dialog or terminal can ask, only the phone can: set it up with ask-confirm remote setup; it takes yes-or-no questions and choices of one among at most three options"
+	msgWayFailed     = "the %s could not ask (%v); the request goes on without it"
+	msgPhoneCouldNot = "the phone could not ask: %v"
+	msgIgnoredMore   = "and %d more replies that answered nothing"
+	msgAnsweredBy    = "%s on the phone"
+
 	msgChose        = "chosen: %s"
 	msgTyped        = "answered"
 	msgOwnAnswer    = "an answer of their own"

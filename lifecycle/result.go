@@ -34,7 +34,14 @@ type Result struct {
 	ApprovedUntil time.Time `json:"approved_until,omitzero"`
 	// Other is true when the (last) answer to a choice is the person's own
 	// text rather than an option's label.
-	Other   bool   `json:"other,omitempty"`
+	Other bool `json:"other,omitempty"`
+	// AnsweredBy is "phone" when the answer came from the phone beside
+	// the request's own way of asking.
+	AnsweredBy string `json:"answered_by,omitempty"`
+	// Warning is what went wrong while the request stayed open without
+	// changing its outcome: a way of asking that failed while another
+	// still asked.
+	Warning string `json:"warning,omitempty"`
 	Message string `json:"message"`
 	// Hint says what to do next, if anything; the command line prints it
 	// after the message.
@@ -102,6 +109,11 @@ func fromRecord(rec store.Record, remembered bool) Result {
 	default:
 		r.Status, r.ExitCode = StatusError, ExitInternal
 		r.Message = fmt.Sprintf(msgUnknownStatus, rec.Status)
+	}
+	r.Warning = rec.Note
+	if rec.AnsweredBy == wayPhone && (r.ExitCode == ExitApproved || r.ExitCode == ExitDenied) {
+		r.AnsweredBy = rec.AnsweredBy
+		r.Message = fmt.Sprintf(msgAnsweredBy, r.Message)
 	}
 	if remembered && r.ExitCode != ExitInternal {
 		r.Message = fmt.Sprintf(msgRemembered, r.Message, rec.EndedAt.Local().Format(time.TimeOnly))

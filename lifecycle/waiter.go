@@ -90,6 +90,11 @@ type waiter struct {
 	// for the answer: a holder that records the answer then, records it as
 	// received.
 	unwatch func()
+	// phoneWay is how the phone takes part, or phoneRefusal why the
+	// request cannot be asked, once phoneDecided.
+	phoneDecided bool
+	phoneWay     string
+	phoneRefusal *Result
 }
 
 func (w *waiter) run(ctx context.Context) Result {
@@ -137,10 +142,22 @@ func (w *waiter) run(ctx context.Context) Result {
 		case stepSpawn:
 			// Prepare chose: through the Channel, or (nil) by dialog.
 			ch := w.c.Channel
-			if ch == nil && !w.canAsk() {
+			phone, r := w.phone(ch)
+			if r != nil {
+				return *r
+			}
+			if phone == phoneOnly && ch != nil {
+				// The phone alone is asked by a holder of its own, which
+				// outlives this caller: the call's Wait applies.
+				if ch.Attached {
+					w.deadline = w.deadline.Add(w.c.Wait - w.c.wait())
+				}
+				ch = nil
+			}
+			if ch == nil && phone == phoneNo && !w.canAsk() {
 				return e.headless(w.c, w.id, *w.session)
 			}
-			started, err := e.spawn(w.c, ch, s, w.content, attempt)
+			started, err := e.spawn(w.c, ch, phone, s, w.content, attempt)
 			if err != nil {
 				return e.StoreError(w.id, err)
 			}
@@ -201,6 +218,16 @@ func (e *Engine) Prepare(c Call) Call {
 	ch.Always = true
 	c.Channel, c.Request.Via = &ch, ch.Name
 	return c
+}
+
+// phone is how the phone takes part in this invocation's request
+// (Engine.phoneFor), decided once.
+func (w *waiter) phone(ch *Channel) (string, *Result) {
+	if !w.phoneDecided {
+		w.phoneDecided = true
+		w.phoneWay, w.phoneRefusal = w.e.phoneFor(w.c, ch != nil || w.canAsk())
+	}
+	return w.phoneWay, w.phoneRefusal
 }
 
 func (w *waiter) canAsk() bool {
@@ -346,10 +373,11 @@ func (e *Engine) markCollected(rec store.Record) (bool, error) {
 
 // spawn starts a holder for the request, unless another caller is already
 // starting one: a detached holder process with a dialog, or, with ch, one
-// in this process that asks through ch. It re-checks the record under the
+// in this process that asks through ch; either asks on the phone too as
+// phone says. It re-checks the record under the
 // identity's lock, so an answer that landed since the waiter looked is
 // never overwritten.
-func (e *Engine) spawn(c Call, ch *Channel, seen sighting, content string, attempt int) (bool, error) {
+func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content string, attempt int) (bool, error) {
 	if err := store.EnsureDir(e.paths.Locks); err != nil {
 		return false, err
 	}
@@ -402,6 +430,7 @@ func (e *Engine) spawn(c Call, ch *Channel, seen sighting, content string, attem
 			Origin:        c.Request.Origin,
 			Kind:          c.Request.Kind,
 			Multiple:      c.Request.Multiple,
+			Phone:         phone,
 		}
 		return true, nil
 	})
@@ -454,12 +483,14 @@ func (e *Engine) finish(id, content string, holderPID int, status store.Status, 
 	return e.end(id, content, holderPID, ending{status: status, reason: reason})
 }
 
-// ending is how a request ends: its final status, why, and for an
-// approval what the person answered beyond it.
+// ending is how a request ends: its final status, why, for an approval
+// what the person answered beyond it, and for an answer the phone brought
+// beside the request's own way of asking, wayPhone.
 type ending struct {
 	status store.Status
 	reason string
 	answer dialog.Answer
+	by     string
 }
 
 // end is finish with the person's answer.
@@ -479,6 +510,9 @@ func (e *Engine) end(id, content string, holderPID int, end ending) (store.Recor
 		rec.Uncollected = status.Answer() && !received
 		if status == store.Approved {
 			rec.Answers, rec.Typed, rec.ApprovedFor = end.answer.Values, end.answer.Typed, end.answer.For
+		}
+		if (status == store.Approved || status == store.Denied) && end.by == wayPhone {
+			rec.AnsweredBy = end.by
 		}
 		wrote = true
 		return true, nil

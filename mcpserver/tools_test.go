@@ -135,6 +135,7 @@ func (env *testEnv) connectClient(wait time.Duration, tc testClient) *testServer
 		Warn:        s.warn,
 		HumanAnswer: env.humanAnswer,
 		Now:         env.now,
+		RemoteFile:  filepath.Join(filepath.Dir(filepath.Dir(env.paths.DB)), "config", "remote.json"),
 	})
 	ts.s = s
 

@@ -20,8 +20,10 @@ import (
 // Backend asks the person on their phone: it publishes the request with
 // one button per answer to Config.Topic and waits on Config.ReplyTopic for
 // a tap whose capability is one of this request's. It implements
-// dialog.Backend for confirmations; other kinds are not sent to the phone
-// (ErrNotForPhone).
+// dialog.Backend for what fits on the phone's buttons (Fits), and
+// dialog.Finisher: the phone is told what became of the request once
+// Ask's context ends, after Ask returned. One Backend asks one request at
+// a time.
 type Backend struct {
 	Config Config
 	// HTTP is the client to reach the server with; nil is one without a
@@ -37,11 +39,38 @@ type Backend struct {
 	// Retry is how long to wait before reconnecting a dropped
 	// subscription; zero is one second.
 	Retry time.Duration
+
+	// followUps are the follow-ups still on their way (Finish).
+	followUps sync.WaitGroup
 }
 
-// ErrNotForPhone is returned by Ask for a request the phone cannot answer
-// with its buttons: a choice or a text to type.
-var ErrNotForPhone = errors.New("only a yes-or-no question is sent to the phone; answer this one in a dialog or on the terminal")
+// ErrNotForPhone is returned by Ask (and Fits) for a request the phone
+// cannot answer with its buttons.
+var ErrNotForPhone = errors.New("not sent to the phone, whose buttons answer only a yes-or-no question or a choice of at most three options")
+
+// Fits reports whether r can be asked on the phone: a confirmation, or a
+// choice of one among at most three options with no answer of the
+// person's own. Anything else is ErrNotForPhone, wrapped with why.
+func Fits(r dialog.Request) error {
+	switch {
+	case r.Kind == dialog.Confirm:
+		return nil
+	case r.Kind == dialog.Input:
+		return fmt.Errorf("%w: this one asks for text", ErrNotForPhone)
+	case r.Kind != dialog.Choose:
+		return fmt.Errorf("%w: %q is no kind it knows", ErrNotForPhone, r.Kind)
+	case r.Multiple:
+		return fmt.Errorf("%w: this one takes several options", ErrNotForPhone)
+	case r.Other:
+		return fmt.Errorf("%w: this one takes an answer of the person's own", ErrNotForPhone)
+	case len(r.Options) > maxActions:
+		return fmt.Errorf("%w: this one has %d options", ErrNotForPhone, len(r.Options))
+	}
+	return nil
+}
+
+// maxActions is how many buttons ntfy shows on one message.
+const maxActions = 3
 
 // replyPrefix starts every button's body: what ask-confirm's replies look
 // like, so that a stray message on the reply topic is told apart from a
@@ -54,7 +83,7 @@ const capabilityBytes = 16
 // button is one answer on the phone and the capability that proves a tap
 // on it.
 type button struct {
-	choice string // approve, deny, approve-for
+	choice string // approve, deny, approve-for, or option for a choice's
 	label  string
 	cap    [capabilityBytes]byte
 }
@@ -64,10 +93,15 @@ type button struct {
 // dropped connections, resuming after the last reply it read. It returns
 // the first reply that carries one of this request's capabilities; every
 // other reply is reported to Ignored and changes nothing. When ctx ends
-// first, it publishes that the request closed and returns ctx's error.
+// first, it returns ctx's error.
+//
+// Either way the phone is told what became of the request once ctx ends:
+// the cause ctx ends with if it is a *dialog.Closed ("Approved in the
+// dialog at 14:05"), and otherwise what was tapped, or that the request
+// closed. Whoever calls Ask ends ctx, and calls Finish before exiting.
 func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
-	if r.Kind != dialog.Confirm {
-		return dialog.Answer{}, ErrNotForPhone
+	if err := Fits(r); err != nil {
+		return dialog.Answer{}, err
 	}
 	if err := b.Config.Check(); err != nil {
 		return dialog.Answer{}, err
@@ -80,32 +114,97 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	if cl.http == nil {
 		cl.http = &http.Client{CheckRedirect: noRedirect}
 	}
-
-	type reply struct {
-		b   *button
-		err error
-	}
-	replies := make(chan reply, 1)
-	opened := make(chan struct{})
-	subscribed := make(chan struct{})
-	sctx, stop := context.WithCancel(ctx)
+	sub := b.subscribe(ctx, cl, buttons)
 	// Ask returns only once the subscription has ended: nothing is
 	// reported to Ignored after it.
-	defer func() { stop(); <-subscribed }()
-	// The server's time when the first subscription opened: a resumed one
-	// reads from there, whatever this machine's clock says.
+	defer sub.stop()
+
+	select {
+	case <-sub.opened:
+	case rp := <-sub.replies:
+		return dialog.Answer{}, rp.err
+	case <-ctx.Done():
+		return dialog.Answer{}, ctx.Err()
+	}
+	closes, _ := ctx.Deadline()
+	if _, err := cl.publish(ctx, b.request(r, closes, buttons)); err != nil {
+		if ctx.Err() != nil {
+			// The request ended while the message was on its way: it may
+			// have reached the phone.
+			b.tellWhenClosed(ctx, cl, r, "")
+			return dialog.Answer{}, ctx.Err()
+		}
+		return dialog.Answer{}, err
+	}
+
+	select {
+	case rp := <-sub.replies:
+		if ctx.Err() != nil {
+			// The request ended as the tap came: the end stands.
+			b.tellWhenClosed(ctx, cl, r, "")
+			return dialog.Answer{}, ctx.Err()
+		}
+		if rp.err != nil {
+			return dialog.Answer{}, rp.err
+		}
+		b.tellWhenClosed(ctx, cl, r, tappedText(rp.b))
+		return answerFor(r, rp.b), nil
+	case <-ctx.Done():
+		b.tellWhenClosed(ctx, cl, r, "")
+		return dialog.Answer{}, ctx.Err()
+	}
+}
+
+// Finish implements dialog.Finisher: it waits until the follow-ups of the
+// requests asked have been sent (or given up on), or ctx ends.
+func (b *Backend) Finish(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { b.followUps.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// reply is what the subscription found: a tap on one of the buttons, or
+// why it cannot go on.
+type reply struct {
+	b   *button
+	err error
+}
+
+// subscription reads the reply topic for a tap on one of a request's
+// buttons.
+type subscription struct {
+	replies chan reply
+	// opened is closed once the first connection is open.
+	opened chan struct{}
+	stop   func()
+}
+
+// subscribe opens the reply topic and keeps it open until a capability
+// matches, the server refuses, ctx ends or stop is called. A connection
+// that drops is opened again after Retry, from the last reply read or,
+// before any, from the server's time when the first opened, whatever this
+// machine's clock says. A server that cannot be reached at the start is
+// reported at once rather than at the request's end.
+func (b *Backend) subscribe(ctx context.Context, cl client, buttons []*button) *subscription {
+	s := &subscription{replies: make(chan reply, 1), opened: make(chan struct{})}
+	sctx, cancel := context.WithCancel(ctx)
+	ended := make(chan struct{})
+	s.stop = func() { cancel(); <-ended }
 	var openOnce sync.Once
 	var openedAt int64
 	openedOnce := func(serverTime int64) {
-		openOnce.Do(func() { openedAt = serverTime; close(opened) })
+		openOnce.Do(func() { openedAt = serverTime; close(s.opened) })
 	}
 	go func() {
-		defer close(subscribed)
+		defer close(ended)
 		since := ""
 		for {
 			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, openedOnce, func(m message) bool {
 				if bt := b.match(buttons, m.Message); bt != nil {
-					replies <- reply{b: bt}
+					s.replies <- reply{b: bt}
 					return false
 				}
 				return true
@@ -119,20 +218,16 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 			case err == nil:
 				return // a capability matched
 			case errors.Is(err, ErrRefused):
-				replies <- reply{err: err}
+				s.replies <- reply{err: err}
 				return
 			}
 			select {
-			case <-opened:
+			case <-s.opened:
 			default:
-				// The server could not be reached at the start: say so
-				// now, rather than wait for the request's end.
-				replies <- reply{err: err}
+				s.replies <- reply{err: err}
 				return
 			}
 			if since == "" {
-				// Nothing read yet: resume from when the first
-				// subscription opened, by the server's clock.
 				since = strconv.FormatInt(openedAt, 10)
 			}
 			select {
@@ -142,46 +237,29 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 			}
 		}
 	}()
-
-	select {
-	case <-opened:
-	case rp := <-replies:
-		return dialog.Answer{}, rp.err
-	case <-ctx.Done():
-		return dialog.Answer{}, ctx.Err()
-	}
-	closes, _ := ctx.Deadline()
-	if _, err := cl.publish(ctx, b.request(r, closes, buttons)); err != nil {
-		if ctx.Err() != nil {
-			// The request ended while the message was on its way: it may
-			// have reached the phone.
-			b.closed(cl, r)
-			return dialog.Answer{}, ctx.Err()
-		}
-		return dialog.Answer{}, err
-	}
-
-	select {
-	case rp := <-replies:
-		if ctx.Err() != nil {
-			// The request ended as the tap came: the end stands.
-			b.closed(cl, r)
-			return dialog.Answer{}, ctx.Err()
-		}
-		if rp.err != nil {
-			return dialog.Answer{}, rp.err
-		}
-		b.followUp(cl, r, followUpFor(rp.b.choice, b.now()))
-		return answerFor(r, rp.b), nil
-	case <-ctx.Done():
-		b.closed(cl, r)
-		return dialog.Answer{}, ctx.Err()
-	}
+	return s
 }
 
-// closed tells the phone that r ended without an answer from it.
-func (b *Backend) closed(cl client, r dialog.Request) {
-	b.followUp(cl, r, "This request closed at "+b.now().Format("15:04")+" without an answer from here.")
+// tellWhenClosed tells the phone, once ctx ends, what became of r: ctx's
+// cause if it is a *dialog.Closed, else tapped (what the person tapped
+// here), else that r closed without an answer from the phone. It does not
+// wait: Finish does.
+func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, tapped string) {
+	b.followUps.Add(1)
+	go func() {
+		defer b.followUps.Done()
+		<-ctx.Done()
+		var closed *dialog.Closed
+		at := b.now().Format("15:04")
+		text := "This request closed at " + at + " without an answer from here."
+		switch {
+		case errors.As(context.Cause(ctx), &closed) && closed.What != "":
+			text = closed.What + " at " + at + "."
+		case tapped != "":
+			text = tapped + " at " + at + "."
+		}
+		b.followUp(cl, r, text)
+	}()
 }
 
 // match returns the button whose capability body is, or nil (and tells
@@ -235,13 +313,26 @@ func (b *Backend) retry() time.Duration {
 	return time.Second
 }
 
-// newButtons makes r's buttons, Deny first, each with a fresh capability.
+// newButtons makes r's buttons, each with a fresh capability: for a
+// confirmation Deny first, then Approve for DURATION if offered, then
+// Approve; for a choice its options in order, then Cancel where there is
+// room.
 func newButtons(r dialog.Request) ([]*button, error) {
-	bs := []*button{{choice: "deny", label: r.CancelLabel}}
-	if r.ApproveFor > 0 {
-		bs = append(bs, &button{choice: "approve-for", label: r.ApproveForLabel()})
+	var bs []*button
+	if r.Kind == dialog.Choose {
+		for _, o := range r.Options {
+			bs = append(bs, &button{choice: "option", label: o.Label})
+		}
+		if len(bs) < maxActions {
+			bs = append(bs, &button{choice: "deny", label: r.CancelLabel})
+		}
+	} else {
+		bs = append(bs, &button{choice: "deny", label: r.CancelLabel})
+		if r.ApproveFor > 0 {
+			bs = append(bs, &button{choice: "approve-for", label: r.ApproveForLabel()})
+		}
+		bs = append(bs, &button{choice: "approve", label: r.OKLabel})
 	}
-	bs = append(bs, &button{choice: "approve", label: r.OKLabel})
 	for _, bt := range bs {
 		if bt.label == "" {
 			bt.label = map[string]string{"deny": "Deny", "approve": "Approve"}[bt.choice]
@@ -259,6 +350,15 @@ func (b *Backend) request(r dialog.Request, closes time.Time, buttons []*button)
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
+	}
+	if r.Kind == dialog.Choose {
+		// The buttons carry the labels; the text lists each option with
+		// its description.
+		lines := []string{r.Message, ""}
+		for _, o := range r.Options {
+			lines = append(lines, "• "+o.Display())
+		}
+		r.Message = strings.Join(lines, "\n")
 	}
 	m := message{
 		Topic:    b.Config.Topic,
@@ -293,12 +393,15 @@ func (b *Backend) followUp(cl client, r dialog.Request, text string) {
 	_, _ = cl.publish(ctx, message{Topic: b.Config.Topic, Title: title, Message: text, Priority: 3, Tags: []string{"white_check_mark"}})
 }
 
-func followUpFor(choice string, at time.Time) string {
-	switch choice {
+// tappedText is the follow-up for a tap on bt, before its time.
+func tappedText(bt *button) string {
+	switch bt.choice {
 	case "approve", "approve-for":
-		return "Approved on the phone at " + at.Format("15:04") + "."
+		return "Approved on the phone"
+	case "option":
+		return "Chose " + strconv.Quote(bt.label) + " on the phone"
 	default:
-		return "Denied on the phone at " + at.Format("15:04") + "."
+		return "Denied on the phone"
 	}
 }
 
@@ -308,6 +411,8 @@ func answerFor(r dialog.Request, bt *button) dialog.Answer {
 		return dialog.Answer{Approved: true}
 	case "approve-for":
 		return dialog.Answer{Approved: true, For: r.ApproveFor}
+	case "option":
+		return dialog.Answer{Approved: true, Values: []string{bt.label}}
 	default:
 		return dialog.Answer{}
 	}

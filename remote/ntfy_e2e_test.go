@@ -30,26 +30,34 @@ func configOf(s *ntfytest.Server) Config {
 
 // asking runs b.Ask for r in the background.
 type asking struct {
-	done chan struct{}
-	ans  dialog.Answer
-	err  error
+	b      *Backend
+	done   chan struct{}
+	cancel context.CancelFunc
+	ans    dialog.Answer
+	err    error
 }
 
 func ask(ctx context.Context, b *Backend, r dialog.Request) *asking {
-	a := &asking{done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(ctx)
+	a := &asking{b: b, done: make(chan struct{}), cancel: cancel}
 	go func() { a.ans, a.err = b.Ask(ctx, r); close(a.done) }()
 	return a
 }
 
+// wait returns what Ask returned, then ends its context as a holder does
+// once it recorded the answer, and waits for the follow-up to be sent.
 func (a *asking) wait(t *testing.T) (dialog.Answer, error) {
 	t.Helper()
 	select {
 	case <-a.done:
-		return a.ans, a.err
 	case <-time.After(60 * time.Second):
 		t.Fatal("Ask did not return within 60 s")
-		return dialog.Answer{}, nil
 	}
+	a.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a.b.Finish(ctx)
+	return a.ans, a.err
 }
 
 func confirmRequest(message string) dialog.Request {

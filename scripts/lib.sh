@@ -55,6 +55,23 @@ at_exit() {
   trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd" || true; done' EXIT
 }
 
+# need_ntfy exports ASK_CONFIRM_NTFY, the ntfy server (v2.13) that the
+# phone's tests and benchmark run. No package registry here serves it: it
+# is taken from PATH, or from the shared test tools beside the repository
+# (../shared/tools/ntfy, whose README says how it was built). Without one
+# it says how to get it and exits.
+need_ntfy() {
+  if command -v ntfy >/dev/null 2>&1; then
+    ASK_CONFIRM_NTFY=$(command -v ntfy)
+  elif [ -x ../shared/tools/ntfy ]; then
+    ASK_CONFIRM_NTFY=$(cd ../shared/tools && pwd)/ntfy
+  else
+    echo "$(basename "$0"): the ntfy server is missing; build ntfy v2.13 (github.com/binwiederhier/ntfy) and put it on PATH, or in ../shared/tools/ntfy, and run again" >&2
+    exit 1
+  fi
+  export ASK_CONFIRM_NTFY
+}
+
 # start_xvfb starts a private X server on a free display number, exports
 # DISPLAY, and stops the server when the calling script exits.
 start_xvfb() {

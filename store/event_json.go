@@ -46,6 +46,8 @@ func appendEventJSON(b []byte, e *Event) ([]byte, error) {
 	}
 	b = appendJSONField(b, `,"answer_sha256":`, e.AnswerHash)
 	b = appendJSONField(b, `,"approved_for":`, e.ApprovedFor)
+	b = appendJSONField(b, `,"phone":`, e.Phone)
+	b = appendJSONField(b, `,"answered_by":`, e.AnsweredBy)
 	return append(b, '}'), nil
 }
 

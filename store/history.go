@@ -42,6 +42,13 @@ type Event struct {
 	// ApprovedFor is how long an approval given with the approve-for
 	// button is kept ("1h"), on the event that records it.
 	ApprovedFor string `json:"approved_for,omitempty"`
+	// Phone says whether the request was asked on the phone as well
+	// ("also") or there alone ("only") (Record.Phone).
+	Phone string `json:"phone,omitempty"`
+	// AnsweredBy names the way of asking that ended the request, on the
+	// event that records its end, when it was not the request's own
+	// dialog or Channel: "phone".
+	AnsweredBy string `json:"answered_by,omitempty"`
 }
 
 // AppendEvent writes e as one JSON line at the end of the history file at

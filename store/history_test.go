@@ -50,6 +50,8 @@ func sampleEvent(n int) Event {
 		PID:         1234,
 		Dir:         "/home/user/repo",
 		Channel:     "elicitation",
+		Phone:       "also",
+		AnsweredBy:  "phone",
 	}
 }
 

@@ -113,6 +113,18 @@ type Record struct {
 	// button is returned to the same request, from EndedAt, whatever the
 	// reuse rules of the request that asks again.
 	ApprovedFor time.Duration
+
+	// Phone says whether the person is asked on their phone as well:
+	// empty for no, "also" beside the dialog or the Channel, "only" for
+	// the phone alone.
+	Phone string
+	// AnsweredBy names the way of asking that brought the answer, when it
+	// was not the one Channel names: "phone".
+	AnsweredBy string
+	// Note is what a holder found wrong while the request stayed open, for
+	// its callers to pass on: a way of asking that failed while another
+	// still asks.
+	Note string
 }
 
 // ApprovedAt reports whether r is an approval given for a while

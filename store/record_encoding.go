@@ -12,9 +12,9 @@ import (
 // encoding/json builds its reflection caches on first use, which cost a
 // one-shot process more than the rest of reading a remembered answer.
 //
-// Format 4, every field always present, in Record's field order:
+// Format 5, every field always present, in Record's field order:
 //
-//	byte     0x04, the format (a JSON record, as earlier versions wrote, starts with '{')
+//	byte     0x05, the format (a JSON record, as earlier versions wrote, starts with '{')
 //	string   Identity, ContentHash, Title      uvarint length, then the bytes as they are
 //	bytes    Request                           uvarint length+1, then the bytes; 0 is nil
 //	string   Status, Reason
@@ -34,7 +34,11 @@ import (
 //	uvarint  the number of Answers, then each as a string (none is nil)
 //	byte     Typed: 0 or 1
 //	varint   ApprovedFor (nanoseconds)
+//	string   Phone, AnsweredBy, Note
 //
+// Format 4 is format 5 without its last three fields: a request asked
+// without the phone. It is written for every record that holds nothing
+// of format 5's, so that versions before it read it.
 // Format 3 is format 4 without its last five fields: a confirmation, with
 // no answer beyond its status. It is written for every record that holds
 // nothing of format 4's (encodeRecord), and was the only format before
@@ -60,6 +64,7 @@ const (
 	recordFormat2 = 0x02
 	recordFormat3 = 0x03
 	recordFormat4 = 0x04
+	recordFormat5 = 0x05
 )
 
 const (
@@ -88,21 +93,26 @@ var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone o
 // ask-confirm itself writes through Update only.
 func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 
-// encodeRecord returns r in the current binary format: format 4 where r
-// holds anything of it beyond format 3 (a question beyond yes or no, or an
-// approval for a while), and format 3 otherwise, which versions before
-// format 4 read, rather than setting aside as corrupt a store that an
-// older ask-confirm still running shares. It fails only for a time that
-// the JSON form refused as well.
+// encodeRecord returns r in the oldest binary format that holds all of
+// it: format 5 for a request that involves the phone, format 4 for one
+// beyond format 3 (a question beyond yes or no, or an approval for a
+// while), and format 3 otherwise. Versions before a format read the older
+// ones, rather than setting aside as corrupt a store that an older
+// ask-confirm still running shares. It fails only for a time that the
+// JSON form refused as well.
 func encodeRecord(r *Record) ([]byte, error) {
 	n := 64 + len(r.Identity) + len(r.ContentHash) + len(r.Title) + len(r.Request) + len(r.Status) +
-		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel) + len(r.Origin) + len(r.Kind)
+		len(r.Reason) + len(r.MessageHash) + len(r.CallerDir) + len(r.CancelRequest) + len(r.Channel) + len(r.Origin) + len(r.Kind) +
+		len(r.Phone) + len(r.AnsweredBy) + len(r.Note)
 	for _, a := range r.Answers {
 		n += len(a) + 2
 	}
 	format := byte(recordFormat3)
 	if r.Kind != "" || r.Multiple || len(r.Answers) > 0 || r.Typed || r.ApprovedFor != 0 {
 		format = recordFormat4
+	}
+	if r.Phone != "" || r.AnsweredBy != "" || r.Note != "" {
+		format = recordFormat5
 	}
 	b := make([]byte, 0, n)
 	b = append(b, format)
@@ -158,6 +168,12 @@ func encodeRecord(r *Record) ([]byte, error) {
 		b = append(b, 0)
 	}
 	b = binary.AppendVarint(b, int64(r.ApprovedFor))
+	if format < recordFormat5 {
+		return b, nil
+	}
+	b = appendLenString(b, r.Phone)
+	b = appendLenString(b, r.AnsweredBy)
+	b = appendLenString(b, r.Note)
 	return b, nil
 }
 
@@ -200,7 +216,7 @@ func decode(v []byte, r *Record) error {
 	var rec Record
 	var err error
 	switch {
-	case len(v) > 0 && (v[0] == recordFormat1 || v[0] == recordFormat2 || v[0] == recordFormat3 || v[0] == recordFormat4):
+	case len(v) > 0 && recordFormat1 <= v[0] && v[0] <= recordFormat5:
 		rec, err = decodeRecord(v)
 	case len(v) > 0 && v[0] == '{':
 		rec, err = decodeJSONRecord(v)
@@ -272,7 +288,7 @@ func decodeJSONRecord(v []byte) (Record, error) {
 	return l.record(), err
 }
 
-// decodeRecord reads a record in format 1, 2, 3 or 4. It never panics and allocates no
+// decodeRecord reads a record in format 1 to 5. It never panics and allocates no
 // more than twice len(v), whatever the lengths it reads claim.
 func decodeRecord(v []byte) (Record, error) {
 	d := recordDecoder{buf: v, off: 1, text: string(v)}
@@ -321,6 +337,11 @@ func decodeRecord(v []byte) (Record, error) {
 		}
 		r.Typed = d.bool("Typed")
 		r.ApprovedFor = time.Duration(d.varint())
+	}
+	if v[0] >= recordFormat5 {
+		r.Phone = d.string()
+		r.AnsweredBy = d.string()
+		r.Note = d.string()
 	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)

@@ -100,6 +100,11 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		Typed:         rng.IntN(2) == 0,
 		ApprovedFor:   time.Duration(anInt()),
 	}
+	if rng.IntN(3) == 0 {
+		r.Phone = []string{"", "also", "only"}[rng.IntN(3)]
+		r.AnsweredBy = []string{"", "phone", randomString(rng)}[rng.IntN(3)]
+		r.Note = randomString(rng)
+	}
 	switch rng.IntN(3) {
 	case 0:
 		r.Request = nil
@@ -178,9 +183,17 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		beyond3 := want.Kind != "" || want.Multiple || len(want.Answers) > 0 || want.Typed || want.ApprovedFor != 0
-		if (enc[0] == recordFormat4) != beyond3 || (enc[0] != recordFormat3 && enc[0] != recordFormat4) {
-			t.Fatalf("record %d (beyond format 3: %v) starts with %#x", i, beyond3, enc[0])
+		beyond4 := want.Phone != "" || want.AnsweredBy != "" || want.Note != ""
+		beyond3 := !beyond4 && (want.Kind != "" || want.Multiple || len(want.Answers) > 0 || want.Typed || want.ApprovedFor != 0)
+		wantFormat := byte(recordFormat3)
+		switch {
+		case beyond4:
+			wantFormat = recordFormat5
+		case beyond3:
+			wantFormat = recordFormat4
+		}
+		if enc[0] != wantFormat {
+			t.Fatalf("record %d starts with %#x, want %#x", i, enc[0], wantFormat)
 		}
 		got := mustDecode(t, enc)
 		if !reflect.DeepEqual(got.Request, want.Request) || (got.Request == nil) != (want.Request == nil) {
@@ -279,10 +292,11 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 			t.Fatalf("record %d from JSON %s reads as uncollected (%v) or with CollectWithin %v",
 				i, js, fromJSON.Uncollected, fromJSON.CollectWithin)
 		}
-		// The JSON form had no collection fields, channel or answers; the binary form keeps
+		// The JSON form had no collection fields, channel, answers or phone; the binary form keeps
 		// them as they are.
 		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel, fromJSON.Origin = r.Uncollected, r.CollectWithin, r.Channel, r.Origin
 		fromJSON.Kind, fromJSON.Multiple, fromJSON.Answers, fromJSON.Typed, fromJSON.ApprovedFor = r.Kind, r.Multiple, r.Answers, r.Typed, r.ApprovedFor
+		fromJSON.Phone, fromJSON.AnsweredBy, fromJSON.Note = r.Phone, r.AnsweredBy, r.Note
 		fromBinary := mustDecode(t, mustEncode(t, r))
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
@@ -754,6 +768,24 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 	one := append(append([]byte{}, head...), 0, 0, 1, 0, 0, 0)
 	if got := mustDecode(t, one); !reflect.DeepEqual(got.Answers, []string{""}) {
 		t.Fatalf("one empty answer decodes as %q", got.Answers)
+	}
+	// Format 5 is format 4 followed by Phone, AnsweredBy and Note; a
+	// format 4 record carrying them has bytes after its end.
+	want.Phone, want.AnsweredBy, want.Note = "also", "phone", "the phone was not asked"
+	v5 := mustEncode(t, want)
+	if v5[0] != recordFormat5 {
+		t.Fatalf("a record asked on the phone is written in format %#x", v5[0])
+	}
+	if got := mustDecode(t, v5); !reflect.DeepEqual(got, want) {
+		t.Fatalf("format 5 decodes to %#v, want %#v", got, want)
+	}
+	if err := decode(append([]byte{recordFormat4}, v5[1:]...), &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("format 4 with trailing fields decodes with %v, want ErrCorrupt", err)
+	}
+	// A format 5 record without them still reads.
+	want.Phone, want.AnsweredBy, want.Note = "", "", ""
+	if got := mustDecode(t, append(append([]byte{recordFormat5}, v4[1:]...), 0, 0, 0)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("format 5 without the phone decodes to %#v, want %#v", got, want)
 	}
 }
 

@@ -17,15 +17,27 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
+
+// TB is what this package needs of a test: *testing.T, or the benchmark
+// tool's stand-in.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+	Logf(format string, args ...any)
+	Cleanup(func())
+	TempDir() string
+	Failed() bool
+}
 
 // Server is one ntfy server of a test, with three accounts: the asking
 // side's (publishes to Topic, reads ReplyTopic), the phone's (reads Topic)
 // and the answerer's, whose token the buttons carry (writes ReplyTopic).
 type Server struct {
-	t    *testing.T
+	t    TB
 	bin  string
 	dir  string
 	cmd  *exec.Cmd
@@ -40,7 +52,7 @@ type Server struct {
 // sets, then PATH, then the shared tools beside the repository (from a
 // package directory, ../../shared/tools/ntfy). Without one, the test fails
 // when ASK_CONFIRM_E2E=require and skips otherwise.
-func Program(t *testing.T) string {
+func Program(t TB) string {
 	t.Helper()
 	if p := os.Getenv("ASK_CONFIRM_NTFY"); p != "" {
 		return p
@@ -64,7 +76,7 @@ func Program(t *testing.T) string {
 // New starts a server with its accounts. Each of grants is one more
 // `ntfy access` command's arguments (USER TOPIC PERMISSION), for a test of
 // a setup that gives an account too much. It stops with the test.
-func New(t *testing.T, grants ...[]string) *Server {
+func New(t TB, grants ...[]string) *Server {
 	t.Helper()
 	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Topic: "requests", ReplyTopic: "replies"}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -189,6 +201,8 @@ type Message struct {
 	Message  string   `json:"message"`
 	Priority int      `json:"priority"`
 	Actions  []Action `json:"actions"`
+	// Received is when the phone received it.
+	Received time.Time `json:"-"`
 }
 
 // Action is a button of a Message.
@@ -204,7 +218,7 @@ type Action struct {
 // Phone is the person's phone: it reads the request topic with the
 // phone's account and taps buttons.
 type Phone struct {
-	t    *testing.T
+	t    TB
 	mu   sync.Mutex
 	seen []Message
 	more chan struct{}
@@ -212,7 +226,7 @@ type Phone struct {
 
 // NewPhone subscribes to s's request topic and keeps what arrives, until
 // the test ends; it resubscribes after a dropped connection.
-func NewPhone(t *testing.T, s *Server) *Phone {
+func NewPhone(t TB, s *Server) *Phone {
 	t.Helper()
 	p := &Phone{t: t, more: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,6 +282,7 @@ func (p *Phone) read(ctx context.Context, s *Server, since string, opened func()
 			opened()
 		case "message":
 			since = m.ID
+			m.Received = time.Now()
 			p.mu.Lock()
 			p.seen = append(p.seen, m)
 			p.mu.Unlock()
@@ -301,11 +316,41 @@ func (p *Phone) Await(n int) Message {
 	}
 }
 
+// Count is how many messages the phone has received.
+func (p *Phone) Count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.seen)
+}
+
+// AwaitFirst waits for n messages and returns the first whose text starts
+// with prefix: for messages that two processes send in no set order.
+func (p *Phone) AwaitFirst(n int, prefix string) Message {
+	p.t.Helper()
+	p.Await(n)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.seen {
+		if strings.HasPrefix(m.Message, prefix) {
+			return m
+		}
+	}
+	p.t.Fatalf("none of the phone's %d messages starts with %q", len(p.seen), prefix)
+	return Message{}
+}
+
+// ReadingTime is how long after its message arrived a tap comes at the
+// earliest: a person reads before tapping, and ask-confirm takes no
+// answer sooner than a person can give one (lifecycle.DefaultHumanAnswer).
+const ReadingTime = 600 * time.Millisecond
+
 // Tap performs the action labelled label of m exactly as the ntfy apps
-// do: its method, URL, headers and body, nothing else. It returns the
-// HTTP status the server answered.
+// do: its method, URL, headers and body, nothing else, no sooner than
+// ReadingTime after m arrived. It returns the HTTP status the server
+// answered.
 func (p *Phone) Tap(m Message, label string) int {
 	p.t.Helper()
+	time.Sleep(time.Until(m.Received.Add(ReadingTime)))
 	for _, a := range m.Actions {
 		if a.Label != label {
 			continue

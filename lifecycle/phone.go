@@ -1,0 +1,168 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/remote"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// How the phone takes part in one request (store.Record.Phone).
+const (
+	phoneNo   = ""
+	phoneAlso = "also"
+	phoneOnly = "only"
+)
+
+// phoneFor decides how the phone takes part in asking c, where here says
+// whether somebody can be asked on this machine (a dialog can be shown,
+// or c asks through its Channel). It reads the phone's settings only when
+// the call or the settings' default mode can want the phone. A result is
+// returned where the call cannot be asked as it says: the phone was the
+// only way, and it is not set up, cannot be read, or cannot take c's
+// question. Where a way here remains, what keeps the phone out is a
+// warning.
+func (e *Engine) phoneFor(c Call, here bool) (string, *Result) {
+	mode := c.Remote
+	if mode == remote.ModeOff {
+		return phoneNo, nil
+	}
+	s, err := e.loadRemote()
+	switch {
+	case mode == "" && errors.Is(err, remote.ErrNotConfigured):
+		return phoneNo, nil
+	case mode == "" && err == nil:
+		mode = s.Mode
+	}
+	var phone string
+	if mode == remote.ModeOff {
+		return phoneNo, nil
+	}
+	switch mode {
+	case remote.ModeAlso:
+		phone = phoneAlso
+	case remote.ModeFallback:
+		phone = phoneOnly
+		if here {
+			return phoneNo, nil
+		}
+	case remote.ModeOnly:
+		phone = phoneOnly
+	default:
+		// The settings' own mode was read from a file that failed to
+		// load: which mode it meant is unknown.
+		phone = phoneAlso
+	}
+	if !here {
+		phone = phoneOnly
+	}
+	if err == nil {
+		err = remote.Fits(c.Request)
+	}
+	switch {
+	case err == nil:
+		return phone, nil
+	case phone == phoneAlso:
+		e.warn(fmt.Errorf(msgPhoneLeftOut, err))
+		return phoneNo, nil
+	case errors.Is(err, remote.ErrNotConfigured) || errors.Is(err, remote.ErrNotForPhone):
+		r := ErrorResult(c.Request.Identity(), ExitUsage, fmt.Errorf(msgPhoneOnlyWay, err))
+		r.Hint = hintPhoneSetup
+		return phoneNo, &r
+	default:
+		r := ErrorResult(c.Request.Identity(), ExitFailed, fmt.Errorf(msgPhoneOnlyWay, err))
+		return phoneNo, &r
+	}
+}
+
+// loadRemote reads the phone's settings (Config.RemoteFile).
+func (e *Engine) loadRemote() (remote.Settings, error) {
+	return remote.Load(e.remoteFile)
+}
+
+// PhoneBackend makes the way of asking on the phone set up with c; it
+// reports each reply that answered nothing to ignored.
+type PhoneBackend func(c remote.Config, ignored func(reason string)) dialog.Backend
+
+// ntfyPhone is the real PhoneBackend: the phone reached through ntfy.
+func ntfyPhone(c remote.Config, ignored func(string)) dialog.Backend {
+	return &remote.Backend{Config: c, Ignored: ignored}
+}
+
+// maxIgnoredLogged bounds the ignored replies a request records one by
+// one in the history; the rest are counted in one event at its end, so
+// that a flood of them cannot fill the disk.
+const maxIgnoredLogged = 20
+
+// ignoredReplies records in the history the replies that answered
+// nothing, for one request.
+type ignoredReplies struct {
+	e     *Engine
+	rec   store.Record
+	mu    sync.Mutex
+	count int
+}
+
+func (ig *ignoredReplies) add(reason string) {
+	ig.mu.Lock()
+	ig.count++
+	n := ig.count
+	ig.mu.Unlock()
+	if n <= maxIgnoredLogged {
+		ig.e.logEventOrWarn("ignored", ig.rec, "", reason)
+	}
+}
+
+// done records how many replies were ignored beyond those logged.
+func (ig *ignoredReplies) done() {
+	ig.mu.Lock()
+	n := ig.count
+	ig.mu.Unlock()
+	if n > maxIgnoredLogged {
+		ig.e.logEventOrWarn("ignored", ig.rec, "", fmt.Sprintf(msgIgnoredMore, n-maxIgnoredLogged))
+	}
+}
+
+// ways returns how the holder of rec asks: its own way (the dialog, or
+// own), and the phone where rec says so. A phone that cannot be set up is
+// left out with a note on the request, or, where it was the only way, is
+// the error.
+func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies) ([]way, error) {
+	var ws []way
+	if rec.Phone != phoneOnly {
+		ws = append(ws, way{name: ownWay(rec), backend: own})
+	}
+	if rec.Phone == phoneNo {
+		return ws, nil
+	}
+	s, err := e.loadRemote()
+	if err != nil {
+		if rec.Phone == phoneOnly {
+			return nil, fmt.Errorf(msgPhoneOnlyWay, err)
+		}
+		e.wayFailed(rec, wayPhone, err)
+		return ws, nil
+	}
+	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, ig.add)}), nil
+}
+
+// wayFailed records that the way of asking named w failed while another
+// still asks: in the history, and as the request's note, which its
+// callers pass on.
+func (e *Engine) wayFailed(rec store.Record, w string, err error) {
+	note := fmt.Sprintf(msgWayFailed, w, err)
+	e.logEventOrWarn("way-failed", rec, "", w+": "+err.Error())
+	_, uerr := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.ContentHash != rec.ContentHash || r.Status.Final() {
+			return false, nil
+		}
+		r.Note = note
+		return true, nil
+	})
+	if uerr != nil {
+		e.warn(uerr)
+	}
+}

@@ -1,0 +1,191 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// way is one way a holder asks the person: the request's dialog or
+// Channel, or the phone.
+type way struct {
+	// name is what the history and the follow-ups call it: "dialog", a
+	// Channel's name, or wayPhone.
+	name    string
+	backend dialog.Backend
+}
+
+// wayPhone names the phone among a request's ways of asking.
+const wayPhone = "phone"
+
+// reply is what one way brought back.
+type reply struct {
+	dialog.Answer
+	by  string
+	err error
+}
+
+// race asks the person through several ways at once. The first answer
+// wins, whichever way it came from; a way that fails while another still
+// asks is left out, and the request goes on.
+type race struct {
+	ways    []way
+	cancels []context.CancelCauseFunc
+	replies chan reply
+	// left counts the ways still asking.
+	left int
+	// failed is told about a way that failed while others still ask.
+	failed func(w string, err error)
+}
+
+func startRace(ctx context.Context, req dialog.Request, ways []way, failed func(string, error)) *race {
+	r := &race{ways: ways, replies: make(chan reply, len(ways)), left: len(ways), failed: failed}
+	for _, w := range ways {
+		wctx, cancel := context.WithCancelCause(ctx)
+		r.cancels = append(r.cancels, cancel)
+		go func() {
+			ans, err := w.backend.Ask(wctx, req)
+			r.replies <- reply{Answer: ans, by: w.name, err: err}
+		}()
+	}
+	return r
+}
+
+// first returns the race's outcome: the first answer from any way; once
+// ctx has ended, the first way to return; and when every way failed,
+// their errors together.
+func (r *race) first(ctx context.Context) reply {
+	var errs []error
+	for r.left > 0 {
+		rp := <-r.replies
+		r.left--
+		if rp.err == nil || ctx.Err() != nil || len(r.ways) == 1 {
+			return rp
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", rp.by, rp.err))
+		if r.left > 0 && r.failed != nil {
+			r.failed(rp.by, rp.err)
+		}
+	}
+	return reply{err: errors.Join(errs...)}
+}
+
+// closeWaysWithin bounds how long a holder waits for its other ways of
+// asking to close, and for the phone to be told what became of the
+// request, before it exits.
+const closeWaysWithin = 10 * time.Second
+
+// close ends every way with the cause told(way) gives it, which a phone
+// passes on to the person, and waits up to closeWaysWithin for the ways
+// still asking to return and for what they still send (dialog.Finisher).
+func (r *race) close(told func(w string) error) {
+	for i, w := range r.ways {
+		r.cancels[i](told(w.name))
+	}
+	timeout := time.NewTimer(closeWaysWithin)
+	defer timeout.Stop()
+	for ; r.left > 0; r.left-- {
+		select {
+		case rp := <-r.replies:
+			if rp.err != nil && !errors.Is(rp.err, context.Canceled) && !errors.Is(rp.err, context.DeadlineExceeded) && r.failed != nil {
+				// It failed before the request ended, unnoticed.
+				r.failed(rp.by, rp.err)
+			}
+		case <-timeout.C:
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeWaysWithin)
+	defer cancel()
+	for _, w := range r.ways {
+		if f, ok := w.backend.(dialog.Finisher); ok {
+			f.Finish(ctx)
+		}
+	}
+}
+
+// closedCause is what the way named w is told once the request ended as
+// rec says: by whom it was answered, or why it closed.
+func closedCause(rec store.Record, w string) error {
+	by := rec.AnsweredBy
+	if by == "" {
+		by = ownWay(rec)
+	}
+	var what string
+	switch rec.Status {
+	case store.Approved:
+		what = "Approved"
+		if rec.Kind != dialog.Confirm {
+			what = "Answered"
+		}
+	case store.Denied:
+		what = "Denied"
+	default:
+		return closedAs(rec.Status)
+	}
+	what += " " + wayPhrase(by)
+	if by != w {
+		what = "Already " + lowerFirst(what)
+	}
+	return &dialog.Closed{What: what}
+}
+
+// What the phone is told about a request that closed without an answer.
+const (
+	closedExpired    = "This request expired"
+	closedCancelled  = "This request was cancelled"
+	closedSuperseded = "This request was replaced by a newer one"
+	closedWithdrawn  = "This request was withdrawn by its caller"
+	closedOtherwise  = "This request closed without an answer"
+)
+
+// closedAs is the cause the ways of asking are closed with for a request
+// that ended as status without an answer.
+func closedAs(status store.Status) *dialog.Closed {
+	switch status {
+	case store.Expired:
+		return &dialog.Closed{What: closedExpired}
+	case store.Cancelled:
+		return &dialog.Closed{What: closedCancelled}
+	case store.Superseded:
+		return &dialog.Closed{What: closedSuperseded}
+	case store.Withdrawn:
+		return &dialog.Closed{What: closedWithdrawn}
+	}
+	return &dialog.Closed{What: closedOtherwise}
+}
+
+// ownWay is the name of rec's way of asking other than the phone: its
+// Channel's, or the dialog.
+func ownWay(rec store.Record) string {
+	if rec.Channel != "" {
+		return rec.Channel
+	}
+	return "dialog"
+}
+
+// wayPhrase says where an answer was given: "on the phone".
+func wayPhrase(w string) string {
+	switch w {
+	case wayPhone:
+		return "on the phone"
+	case "dialog":
+		return "in the dialog"
+	case "terminal":
+		return "on the terminal"
+	case "elicitation":
+		return "in the agent's client"
+	}
+	return "through " + w
+}
+
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]+'a'-'A') + s[1:]
+}
