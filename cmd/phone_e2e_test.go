@@ -227,7 +227,9 @@ func TestPhoneRequestClosedByCancelAndSupersede(t *testing.T) {
 }
 
 // A choice of at most three options is offered as buttons; an input, or
-// a choice beyond the buttons, is not sent to the phone and says so.
+// a choice beyond the buttons, is not sent to the phone and says so:
+// where the call named the phone, as a usage error, and otherwise as a
+// warning before --if-headless decides.
 func TestPhoneChoices(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
@@ -247,16 +249,22 @@ func TestPhoneChoices(t *testing.T) {
 	if o.Code != 0 || o.Stdout != "production\n" {
 		t.Fatalf("choose answered on the phone: exit %d, stdout %q\n%s", o.Code, o.Stdout, o.Stderr)
 	}
-	expectFollowUp(t, phone, 2, "Answered on the phone at ")
+	expectFollowUp(t, phone, 2, `Chose "production" on the phone at `)
 
 	for _, args := range [][]string{
 		{"input", "--message", "Name?"},
 		{"choose", "--message", "Which?", "--option", "a", "--option", "b", "--option", "c", "--option", "d"},
 		{"choose", "--message", "Which?", "--option", "a", "--option", "b", "--multiple"},
 	} {
+		// By the recorded mode: a warning, and --if-headless decides.
 		o := h.Run(args...)
+		if o.Code != 4 || !strings.Contains(o.Stderr, "warning: the phone is not asked: not sent to the phone") {
+			t.Fatalf("%q where only the phone could ask: exit %d %s", args, o.Code, o.Stderr)
+		}
+		// Named on the command line: a usage error.
+		o = h.Run(append(args, "--remote", "fallback")...)
 		if o.Code != 2 || !strings.Contains(o.Stderr, "not sent to the phone") {
-			t.Fatalf("%q where only the phone can ask: exit %d %s", args, o.Code, o.Stderr)
+			t.Fatalf("%q --remote fallback where only the phone can ask: exit %d %s", args, o.Code, o.Stderr)
 		}
 	}
 	time.Sleep(500 * time.Millisecond)

@@ -84,8 +84,12 @@ var (
 )
 
 // closeAskedError is the cause a holder closes its request with when an
-// operator or a newer request asked it to: its Closed says which.
-type closeAskedError struct{ closed dialog.Closed }
+// operator, a newer request or its callers' end asked it to: the request
+// ends as status, and closed says so to the person.
+type closeAskedError struct {
+	status store.Status
+	closed dialog.Closed
+}
 
 func (e *closeAskedError) Error() string { return "close requested: " + e.closed.What }
 
@@ -93,7 +97,7 @@ func (e *closeAskedError) Unwrap() error { return &e.closed }
 
 // closeAskedAs is the cause of closing a request that ends as status.
 func closeAskedAs(status store.Status) error {
-	return &closeAskedError{closed: *closedAs(status)}
+	return &closeAskedError{status: status, closed: *closedAs(status)}
 }
 
 // hold is the holder: it keeps the identity's lock for its whole life, shows
@@ -164,7 +168,8 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 
 	answers := make(chan reply, 1)
 	started := e.now()
-	asking := startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
+	callers := callerWatch{since: time.Now()}
+	asking := e.startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
 	go func() { answers <- asking.first(dctx) }()
 	settled := time.NewTimer(e.settle)
 	defer settled.Stop()
@@ -173,6 +178,11 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		select {
 		case <-settled.C:
 			e.markShown(id, content, pid)
+			if rec.EndsWithCaller {
+				// Its caller watches by now, on any but a crawling
+				// machine: a kill from here on is seen at the next tick.
+				callers.gone(e.paths.WatchFile(id))
+			}
 		case <-h.signals:
 			if as, ok := e.closeAsked(id, content); ok {
 				cancel(closeAskedAs(as))
@@ -182,6 +192,11 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		case <-tick.C:
 			if as, ok := e.closeAsked(id, content); ok {
 				cancel(closeAskedAs(as))
+			} else if rec.EndsWithCaller && callers.gone(e.paths.WatchFile(id)) {
+				// Its callers died, however: nobody will take the
+				// answer, and their host asks the person its own way.
+				e.logEventOrWarn("callers-gone", rec, "", msgCallersGone)
+				cancel(closeAskedAs(store.Withdrawn))
 			}
 		case ans := <-answers:
 			channel := rec.Channel
@@ -206,6 +221,26 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 			return err
 		}
 	}
+}
+
+// callerWatch tells when a request's callers are all gone: none waits for
+// it (platform.Watched) after one was seen waiting, or after callerGrace
+// with none seen, for a caller killed before it began to wait.
+type callerWatch struct {
+	since time.Time
+	seen  bool
+}
+
+// callerGrace is how long a holder waits for the first caller to watch
+// its request: callers begin within milliseconds of starting it.
+const callerGrace = 3 * time.Second
+
+func (w *callerWatch) gone(watchFile string) bool {
+	if platform.Watched(watchFile) {
+		w.seen = true
+		return false
+	}
+	return w.seen || time.Since(w.since) > callerGrace
 }
 
 // holderLock returns the identity lock: the one handed over at lockFD, or,
@@ -241,15 +276,12 @@ func (r releaser) Close() error { return r.l.Release() }
 // classify turns the backend's return into the request's final state.
 func (e *Engine) classify(dctx context.Context, id, content string, approved bool, err error, ran time.Duration, channel string) (store.Status, string) {
 	if dctx.Err() != nil {
+		var asked *closeAskedError
 		switch cause := context.Cause(dctx); {
 		case errors.Is(cause, errTimedOut):
 			return store.Expired, ""
-		case errors.As(cause, new(*closeAskedError)):
-			rec, _, gerr := e.store.Get(id)
-			if gerr == nil && rec.ContentHash == content && rec.CancelRequest != "" {
-				return rec.CancelRequest, ""
-			}
-			return store.Cancelled, ""
+		case errors.As(cause, &asked):
+			return asked.status, ""
 		default:
 			return store.Failed, cause.Error()
 		}

@@ -67,6 +67,8 @@ const (
 	hintPhoneSetup   = "where no dialog or terminal can ask, only the phone can: set it up with ask-confirm remote setup; it takes yes-or-no questions and choices of one among at most three options"
 	msgWayFailed     = "the %s could not ask (%v); the request goes on without it"
 	msgPhoneCouldNot = "the phone could not ask: %v"
+	msgCallersGone   = "no caller waits for it any more (its host may have killed them); it ends withdrawn"
+	msgTooSoon       = "it ended sooner than a person can answer, again and again"
 	msgIgnoredMore   = "and %d more replies that answered nothing"
 	msgAnsweredBy    = "%s on the phone"
 

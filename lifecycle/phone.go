@@ -21,10 +21,11 @@ const (
 // whether somebody can be asked on this machine (a dialog can be shown,
 // or c asks through its Channel). It reads the phone's settings only when
 // the call or the settings' default mode can want the phone. A result is
-// returned where the call cannot be asked as it says: the phone was the
-// only way, and it is not set up, cannot be read, or cannot take c's
-// question. Where a way here remains, what keeps the phone out is a
-// warning.
+// returned where the call cannot be asked as it says: it named the phone
+// (--remote), which was then the only way, and it is not set up, cannot
+// be read, or cannot take c's question. Otherwise what keeps the phone
+// out is a warning, and where nobody can be asked here --if-headless
+// decides.
 func (e *Engine) phoneFor(c Call, here bool) (string, *Result) {
 	mode := c.Remote
 	if mode == remote.ModeOff {
@@ -65,7 +66,9 @@ func (e *Engine) phoneFor(c Call, here bool) (string, *Result) {
 	switch {
 	case err == nil:
 		return phone, nil
-	case phone == phoneAlso:
+	case phone == phoneAlso || c.Remote == "":
+		// Beside a way here, or where the call did not ask for the
+		// phone (and --if-headless decides): a warning.
 		e.warn(fmt.Errorf(msgPhoneLeftOut, err))
 		return phoneNo, nil
 	case errors.Is(err, remote.ErrNotConfigured) || errors.Is(err, remote.ErrNotForPhone):

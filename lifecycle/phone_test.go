@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,9 +65,11 @@ func TestPhoneFor(t *testing.T) {
 		{name: "off, turned on by the call", settings: "off", remote: "also", here: true, want: phoneAlso},
 		{name: "also, turned off by the call", settings: "also", remote: "off", want: phoneNo},
 		{name: "an input beside a dialog", settings: "also", input: true, here: true, want: phoneNo, warned: "not sent to the phone"},
-		{name: "an input with nobody here", settings: "fallback", input: true, code: ExitUsage},
+		{name: "an input with nobody here", settings: "fallback", input: true, want: phoneNo, warned: "not sent to the phone"},
+		{name: "an input with nobody here, phone named", settings: "fallback", remote: "fallback", input: true, code: ExitUsage},
 		{name: "broken settings, somebody here", settings: "broken", here: true, want: phoneNo, warned: "remote.json"},
-		{name: "broken settings, nobody here", settings: "broken", code: ExitFailed},
+		{name: "broken settings, nobody here", settings: "broken", want: phoneNo, warned: "remote.json"},
+		{name: "broken settings, nobody here, phone named", settings: "broken", remote: "only", code: ExitFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEngine(t)
@@ -254,5 +257,46 @@ func TestClosedCause(t *testing.T) {
 		if err := closedCause(tc.rec, tc.way); !errors.As(err, &closed) || closed.What != tc.want {
 			t.Errorf("%s answered by %q, told to %s: %v, want %q", tc.rec.Status, tc.rec.AnsweredBy, tc.way, err, tc.want)
 		}
+	}
+}
+
+// quitsOnce is a way of asking that ends sooner than a person can answer
+// the first time it is asked, as GNOME zenity now and then does, and then
+// asks as causeBackend does.
+type quitsOnce struct {
+	*causeBackend
+	quit atomic.Bool
+}
+
+func (b *quitsOnce) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
+	if b.quit.CompareAndSwap(false, true) {
+		return dialog.Answer{}, nil
+	}
+	return b.causeBackend.Ask(ctx, r)
+}
+
+// A way that ends too soon beside another is asked again, rather than
+// ending the request for both; the phone keeps its one message.
+func TestRaceAsksAgainAWayThatEndedTooSoon(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	te.setPhone("also")
+	phone := newCauseBackend(te)
+	asked := atomic.Int32{}
+	te.phone = func(remote.Config, func(string)) dialog.Backend { asked.Add(1); return phone }
+	ch := &quitsOnce{causeBackend: newCauseBackend(te)}
+	c := channelCall(te, ch.channelBackend)
+	c.Channel.Backend = ch
+	go func() { <-phone.asked; <-ch.asked; phone.answers <- channelAnswer{approved: true} }()
+	r := te.ask(c)
+	te.Drain()
+	if r.ExitCode != ExitApproved || r.AnsweredBy != wayPhone || r.Attempt != 1 {
+		t.Fatalf("the phone's approval after the channel ended too soon: %+v", r)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Fatalf("the phone was set up %d times", n)
+	}
+	if got := ch.told(t); got != "Already approved on the phone" {
+		t.Fatalf("the channel asked again was told %q", got)
 	}
 }

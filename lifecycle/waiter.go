@@ -146,12 +146,9 @@ func (w *waiter) run(ctx context.Context) Result {
 			if r != nil {
 				return *r
 			}
-			if phone == phoneOnly && ch != nil {
+			if phone == phoneOnly {
 				// The phone alone is asked by a holder of its own, which
-				// outlives this caller: the call's Wait applies.
-				if ch.Attached {
-					w.deadline = w.deadline.Add(w.c.Wait - w.c.wait())
-				}
+				// outlives this caller (phone set the call's Wait).
 				ch = nil
 			}
 			if ch == nil && phone == phoneNo && !w.canAsk() {
@@ -226,6 +223,11 @@ func (w *waiter) phone(ch *Channel) (string, *Result) {
 	if !w.phoneDecided {
 		w.phoneDecided = true
 		w.phoneWay, w.phoneRefusal = w.e.phoneFor(w.c, ch != nil || w.canAsk())
+		if w.phoneWay == phoneOnly && ch != nil && ch.Attached {
+			// Not asked in this process after all: the call's Wait
+			// applies, not the prompt's whole Timeout.
+			w.deadline = w.deadline.Add(w.c.Wait - w.c.wait())
+		}
 	}
 	return w.phoneWay, w.phoneRefusal
 }
@@ -413,24 +415,25 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 			return false, changed
 		}
 		*rec = store.Record{
-			ContentHash:   content,
-			Title:         c.Request.Title,
-			Request:       payload,
-			MessageHash:   messageHash(c.Request.Message),
-			Status:        store.Requested,
-			Attempt:       attempt,
-			RequestedAt:   now,
-			Deadline:      now.Add(c.Timeout),
-			Remember:      c.Remember,
-			CollectWithin: c.reuse().collectWithin,
-			CallerPID:     os.Getpid(),
-			CallerDir:     e.dir,
-			Version:       rec.Version,
-			Channel:       channel,
-			Origin:        c.Request.Origin,
-			Kind:          c.Request.Kind,
-			Multiple:      c.Request.Multiple,
-			Phone:         phone,
+			ContentHash:    content,
+			Title:          c.Request.Title,
+			Request:        payload,
+			MessageHash:    messageHash(c.Request.Message),
+			Status:         store.Requested,
+			Attempt:        attempt,
+			RequestedAt:    now,
+			Deadline:       now.Add(c.Timeout),
+			Remember:       c.Remember,
+			CollectWithin:  c.reuse().collectWithin,
+			CallerPID:      os.Getpid(),
+			CallerDir:      e.dir,
+			Version:        rec.Version,
+			Channel:        channel,
+			Origin:         c.Request.Origin,
+			Kind:           c.Request.Kind,
+			Multiple:       c.Request.Multiple,
+			Phone:          phone,
+			EndsWithCaller: c.Withdraw,
 		}
 		return true, nil
 	})

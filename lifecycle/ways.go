@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -22,17 +23,21 @@ type way struct {
 // wayPhone names the phone among a request's ways of asking.
 const wayPhone = "phone"
 
-// reply is what one way brought back.
+// reply is what one way brought back, after how long.
 type reply struct {
 	dialog.Answer
 	by  string
 	err error
+	ran time.Duration
+	way int
 }
 
 // race asks the person through several ways at once. The first answer
 // wins, whichever way it came from; a way that fails while another still
 // asks is left out, and the request goes on.
 type race struct {
+	ctx     context.Context
+	req     dialog.Request
 	ways    []way
 	cancels []context.CancelCauseFunc
 	replies chan reply
@@ -40,35 +45,77 @@ type race struct {
 	left int
 	// failed is told about a way that failed while others still ask.
 	failed func(w string, err error)
+	// humanAnswer is the earliest a person can answer (Engine.humanAnswer),
+	// and restarts counts, by way, the askings started again because one
+	// ended sooner than that.
+	humanAnswer time.Duration
+	restarts    map[string]int
+	// now is the engine's clock, which the holder judges by too.
+	now func() time.Time
 }
 
-func startRace(ctx context.Context, req dialog.Request, ways []way, failed func(string, error)) *race {
-	r := &race{ways: ways, replies: make(chan reply, len(ways)), left: len(ways), failed: failed}
-	for _, w := range ways {
-		wctx, cancel := context.WithCancelCause(ctx)
-		r.cancels = append(r.cancels, cancel)
-		go func() {
-			ans, err := w.backend.Ask(wctx, req)
-			r.replies <- reply{Answer: ans, by: w.name, err: err}
-		}()
+// maxRestarts bounds how often one way of asking is started again within
+// a request after ending sooner than a person can answer.
+const maxRestarts = 2
+
+func (e *Engine) startRace(ctx context.Context, req dialog.Request, ways []way, failed func(string, error)) *race {
+	r := &race{ctx: ctx, req: req, ways: ways, replies: make(chan reply, len(ways)), failed: failed,
+		humanAnswer: e.humanAnswer, restarts: map[string]int{}, now: e.now}
+	r.cancels = make([]context.CancelCauseFunc, len(ways))
+	for i := range ways {
+		r.ask(i)
 	}
 	return r
 }
 
+// ask starts (or starts again) way i.
+func (r *race) ask(i int) {
+	w := r.ways[i]
+	wctx, cancel := context.WithCancelCause(r.ctx)
+	r.cancels[i] = cancel
+	r.left++
+	started := r.now()
+	go func() {
+		ans, err := w.backend.Ask(wctx, r.req)
+		r.replies <- reply{Answer: ans, by: w.name, err: err, ran: r.now().Sub(started), way: i}
+	}()
+}
+
 // first returns the race's outcome: the first answer from any way; once
 // ctx has ended, the first way to return; and when every way failed,
-// their errors together.
+// their errors together. A way that ends sooner than a person can answer
+// while another still asks (GNOME zenity now and then exits by itself
+// before its window appears) is started again, up to maxRestarts times,
+// and then left out; the last way left is judged by the holder, as a
+// single one is.
 func (r *race) first(ctx context.Context) reply {
 	var errs []error
 	for r.left > 0 {
 		rp := <-r.replies
 		r.left--
-		if rp.err == nil || ctx.Err() != nil || len(r.ways) == 1 {
+		if ctx.Err() != nil || len(r.ways) == 1 {
 			return rp
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", rp.by, rp.err))
+		early := rp.ran < r.humanAnswer
+		if early && r.left > 0 && r.restarts[rp.by] < maxRestarts {
+			r.restarts[rp.by]++
+			r.ask(rp.way)
+			continue
+		}
+		if rp.err == nil && !(early && r.left > 0) {
+			return rp
+		}
+		err := rp.err
+		if err == nil {
+			err = errors.New(msgTooSoon)
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", rp.by, err))
 		if r.left > 0 && r.failed != nil {
-			r.failed(rp.by, rp.err)
+			r.failed(rp.by, err)
+		}
+		if r.left == 0 && rp.err == nil {
+			// The last way, too soon: the holder's own rule judges it.
+			return rp
 		}
 	}
 	return reply{err: errors.Join(errs...)}
@@ -80,14 +127,15 @@ func (r *race) first(ctx context.Context) reply {
 const closeWaysWithin = 10 * time.Second
 
 // close ends every way with the cause told(way) gives it, which a phone
-// passes on to the person, and waits up to closeWaysWithin for the ways
-// still asking to return and for what they still send (dialog.Finisher).
+// passes on to the person, and waits up to closeWaysWithin, in all, for
+// the ways still asking to return and for what they still send
+// (dialog.Finisher).
 func (r *race) close(told func(w string) error) {
 	for i, w := range r.ways {
 		r.cancels[i](told(w.name))
 	}
-	timeout := time.NewTimer(closeWaysWithin)
-	defer timeout.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), closeWaysWithin)
+	defer cancel()
 	for ; r.left > 0; r.left-- {
 		select {
 		case rp := <-r.replies:
@@ -95,12 +143,12 @@ func (r *race) close(told func(w string) error) {
 				// It failed before the request ended, unnoticed.
 				r.failed(rp.by, rp.err)
 			}
-		case <-timeout.C:
-			return
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeWaysWithin)
-	defer cancel()
 	for _, w := range r.ways {
 		if f, ok := w.backend.(dialog.Finisher); ok {
 			f.Finish(ctx)
@@ -118,9 +166,13 @@ func closedCause(rec store.Record, w string) error {
 	var what string
 	switch rec.Status {
 	case store.Approved:
-		what = "Approved"
-		if rec.Kind != dialog.Confirm {
+		switch {
+		case rec.Kind == dialog.Choose && !rec.Multiple && !rec.Typed && len(rec.Answers) == 1:
+			what = "Chose " + strconv.Quote(rec.Answers[0])
+		case rec.Kind != dialog.Confirm:
 			what = "Answered"
+		default:
+			what = "Approved"
 		}
 	case store.Denied:
 		what = "Denied"

@@ -125,6 +125,10 @@ type Record struct {
 	// its callers to pass on: a way of asking that failed while another
 	// still asks.
 	Note string
+	// EndsWithCaller says the request ends, withdrawn, once no caller
+	// waits for it any more, however its callers went: an agent hook's,
+	// which its host may kill.
+	EndsWithCaller bool
 }
 
 // ApprovedAt reports whether r is an approval given for a while

@@ -35,9 +35,10 @@ import (
 //	byte     Typed: 0 or 1
 //	varint   ApprovedFor (nanoseconds)
 //	string   Phone, AnsweredBy, Note
+//	byte     EndsWithCaller: 0 or 1
 //
-// Format 4 is format 5 without its last three fields: a request asked
-// without the phone. It is written for every record that holds nothing
+// Format 4 is format 5 without its last four fields: a request asked
+// without the phone that may outlive its callers. It is written for every record that holds nothing
 // of format 5's, so that versions before it read it.
 // Format 3 is format 4 without its last five fields: a confirmation, with
 // no answer beyond its status. It is written for every record that holds
@@ -94,7 +95,8 @@ var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone o
 func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 
 // encodeRecord returns r in the oldest binary format that holds all of
-// it: format 5 for a request that involves the phone, format 4 for one
+// it: format 5 for a request that involves the phone or ends with its
+// callers, format 4 for one
 // beyond format 3 (a question beyond yes or no, or an approval for a
 // while), and format 3 otherwise. Versions before a format read the older
 // ones, rather than setting aside as corrupt a store that an older
@@ -111,7 +113,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	if r.Kind != "" || r.Multiple || len(r.Answers) > 0 || r.Typed || r.ApprovedFor != 0 {
 		format = recordFormat4
 	}
-	if r.Phone != "" || r.AnsweredBy != "" || r.Note != "" {
+	if r.Phone != "" || r.AnsweredBy != "" || r.Note != "" || r.EndsWithCaller {
 		format = recordFormat5
 	}
 	b := make([]byte, 0, n)
@@ -174,6 +176,11 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = appendLenString(b, r.Phone)
 	b = appendLenString(b, r.AnsweredBy)
 	b = appendLenString(b, r.Note)
+	if r.EndsWithCaller {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
 	return b, nil
 }
 
@@ -342,6 +349,7 @@ func decodeRecord(v []byte) (Record, error) {
 		r.Phone = d.string()
 		r.AnsweredBy = d.string()
 		r.Note = d.string()
+		r.EndsWithCaller = d.bool("EndsWithCaller")
 	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)

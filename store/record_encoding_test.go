@@ -104,6 +104,7 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		r.Phone = []string{"", "also", "only"}[rng.IntN(3)]
 		r.AnsweredBy = []string{"", "phone", randomString(rng)}[rng.IntN(3)]
 		r.Note = randomString(rng)
+		r.EndsWithCaller = rng.IntN(2) == 0
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -183,7 +184,7 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		beyond4 := want.Phone != "" || want.AnsweredBy != "" || want.Note != ""
+		beyond4 := want.Phone != "" || want.AnsweredBy != "" || want.Note != "" || want.EndsWithCaller
 		beyond3 := !beyond4 && (want.Kind != "" || want.Multiple || len(want.Answers) > 0 || want.Typed || want.ApprovedFor != 0)
 		wantFormat := byte(recordFormat3)
 		switch {
@@ -296,7 +297,7 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 		// them as they are.
 		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel, fromJSON.Origin = r.Uncollected, r.CollectWithin, r.Channel, r.Origin
 		fromJSON.Kind, fromJSON.Multiple, fromJSON.Answers, fromJSON.Typed, fromJSON.ApprovedFor = r.Kind, r.Multiple, r.Answers, r.Typed, r.ApprovedFor
-		fromJSON.Phone, fromJSON.AnsweredBy, fromJSON.Note = r.Phone, r.AnsweredBy, r.Note
+		fromJSON.Phone, fromJSON.AnsweredBy, fromJSON.Note, fromJSON.EndsWithCaller = r.Phone, r.AnsweredBy, r.Note, r.EndsWithCaller
 		fromBinary := mustDecode(t, mustEncode(t, r))
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
@@ -769,9 +770,10 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 	if got := mustDecode(t, one); !reflect.DeepEqual(got.Answers, []string{""}) {
 		t.Fatalf("one empty answer decodes as %q", got.Answers)
 	}
-	// Format 5 is format 4 followed by Phone, AnsweredBy and Note; a
-	// format 4 record carrying them has bytes after its end.
-	want.Phone, want.AnsweredBy, want.Note = "also", "phone", "the phone was not asked"
+	// Format 5 is format 4 followed by Phone, AnsweredBy, Note and
+	// EndsWithCaller; a format 4 record carrying them has bytes after its
+	// end.
+	want.Phone, want.AnsweredBy, want.Note, want.EndsWithCaller = "also", "phone", "the phone was not asked", true
 	v5 := mustEncode(t, want)
 	if v5[0] != recordFormat5 {
 		t.Fatalf("a record asked on the phone is written in format %#x", v5[0])
@@ -783,8 +785,8 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 		t.Fatalf("format 4 with trailing fields decodes with %v, want ErrCorrupt", err)
 	}
 	// A format 5 record without them still reads.
-	want.Phone, want.AnsweredBy, want.Note = "", "", ""
-	if got := mustDecode(t, append(append([]byte{recordFormat5}, v4[1:]...), 0, 0, 0)); !reflect.DeepEqual(got, want) {
+	want.Phone, want.AnsweredBy, want.Note, want.EndsWithCaller = "", "", "", false
+	if got := mustDecode(t, append(append([]byte{recordFormat5}, v4[1:]...), 0, 0, 0, 0)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 5 without the phone decodes to %#v, want %#v", got, want)
 	}
 }
