@@ -23,9 +23,10 @@ func newHookCommand(a *app) *cobra.Command {
 	s := hook.DefaultSettings()
 	c := &cobra.Command{
 		Use:   "hook HOST",
-		Short: "Answer an AI agent's permission hook (claude-code, codex) with a dialog",
-		Long: `ask-confirm hook is a command hook for Claude Code (HOST claude-code, or claude)
-and Codex (HOST codex). The host runs it with the tool call as JSON on stdin;
+		Short: "Answer an AI agent's permission hook (claude-code, codex, gemini, cursor) with a dialog",
+		Long: `ask-confirm hook is a command hook for Claude Code (HOST claude-code, or claude),
+Codex (HOST codex), Gemini CLI (HOST gemini) and Cursor (HOST cursor). The host
+runs it with the tool call as JSON on stdin;
 it shows the person what the agent wants to do, with Allow and Deny, and
 prints the host's decision as JSON on stdout.
 
@@ -38,7 +39,9 @@ proposed again (same host, directory, tool and input) collects an answer
 given meanwhile, or within --remember the last one, instead of asking twice.
 
 Claude Code takes decisions from PermissionRequest and PreToolUse hooks,
-Codex from PermissionRequest hooks. Input that cannot be read, or another
+Codex from PermissionRequest hooks, Gemini CLI from BeforeTool hooks and
+Cursor from beforeShellExecution and beforeMCPExecution hooks; to Cursor a
+question nobody answered is a deny. Input that cannot be read, or another
 event, exits 1 with an error on stderr, and the host asks its own way.`,
 		Example: `  Claude Code (.claude/settings.json):
     {"hooks": {"PermissionRequest": [{"matcher": "Bash",
@@ -49,7 +52,13 @@ event, exits 1 with an error on stderr, and the host asks its own way.`,
     [[hooks.PermissionRequest.hooks]]
     type = "command"
     command = "ask-confirm hook codex"
-    timeout = 360`,
+    timeout = 360
+  Gemini CLI (~/.gemini/settings.json; timeout in milliseconds):
+    {"hooks": {"BeforeTool": [{"matcher": "run_shell_command",
+      "hooks": [{"type": "command", "command": "ask-confirm hook gemini", "timeout": 360000}]}]}}
+  Cursor (~/.cursor/hooks.json):
+    {"version": 1, "hooks": {"beforeShellExecution": [{"command": "ask-confirm hook cursor",
+      "timeout": 360, "failClosed": true}]}}`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.runHook(c.Context(), c.InOrStdin(), args[0], s)

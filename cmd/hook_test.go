@@ -331,7 +331,7 @@ func TestHookUsageErrors(t *testing.T) {
 		args []string
 		says string
 	}{
-		{"unknown host", []string{"gemini"}, `unknown host "gemini"`},
+		{"unknown host", []string{"copilot"}, `unknown host "copilot"`},
 		{"no host", nil, "accepts 1 arg"},
 		{"two hosts", []string{"codex", "claude"}, "accepts 1 arg"},
 		{"unparsable --wait", []string{"codex", "--wait", "soon"}, "--wait"},
@@ -354,7 +354,7 @@ func TestHookUsageErrors(t *testing.T) {
 		})
 	}
 	f := newCLIFixture(t)
-	if r := f.runHook(nil, "gemini"); !strings.Contains(r.stderr, "claude-code, codex") {
+	if r := f.runHook(nil, "copilot"); !strings.Contains(r.stderr, "claude-code, codex, gemini, cursor") {
 		t.Errorf("the hint does not name the hosts: %q", r.stderr)
 	}
 }

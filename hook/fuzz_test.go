@@ -28,8 +28,9 @@ func FuzzHook(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b, uint8(0))
-		f.Add(b, uint8(1))
+		for h := range len(Hosts()) {
+			f.Add(b, uint8(h))
+		}
 	}
 	for _, s := range []string{
 		``, `null`, `{}`, `[]`, `"x"`, `{"hook_event_name":"PreToolUse"}`,
@@ -39,6 +40,9 @@ func FuzzHook(f *testing.F) {
 		"{\"hook_event_name\":\"PermissionRequest\",\"cwd\":\"/\xff\",\"tool_name\":\"W\xc3rite\",\"tool_input\":{\"file_path\":\"\xed\xa0\x80\",\"content\":3}}",
 		`{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash","tool_input":{"command":"a"},"tool_input":{"command":"b"}}`,
 		`{"HOOK_EVENT_NAME":"PermissionRequest","Cwd":"/w","tool_NAME":"Bash","tool_input":{"command":"ls"}} `,
+		`{"hook_event_name":"beforeMCPExecution","workspace_roots":["/w"],"tool_name":"x","tool_input":"{\"a\":1e999}","command":"\u001b"}`,
+		`{"hook_event_name":"beforeMCPExecution","workspace_roots":[],"tool_name":"x","tool_input":"null"}`,
+		`{"hook_event_name":"beforeShellExecution","cwd":"","workspace_roots":["/w"],"command":"rm -rf /"}`,
 	} {
 		f.Add([]byte(s), uint8(0))
 	}
@@ -64,7 +68,7 @@ func FuzzHook(f *testing.F) {
 		}
 		for _, r := range fuzzResults(string(data)) {
 			resp := p.Respond(r, 5*time.Minute)
-			verdict, _ := readResponse(t, p.Event, resp.Stdout)
+			verdict, _ := readResponse(t, p, resp.Stdout)
 			if resp.Code != ExitAnswered {
 				t.Fatalf("exit %d with a decision", resp.Code)
 			}

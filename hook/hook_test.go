@@ -71,7 +71,7 @@ func bash(cwd, command string) map[string]any {
 	}
 }
 
-var keyPattern = regexp.MustCompile(`^(claude-code|codex) (\S+) ([0-9a-f]{32})$`)
+var keyPattern = regexp.MustCompile(`^(claude-code|codex|gemini|cursor) (\S+) ([0-9a-f]{32})$`)
 
 func TestRequestOfEachPayload(t *testing.T) {
 	cases := []struct {
@@ -112,6 +112,20 @@ func TestRequestOfEachPayload(t *testing.T) {
 				`{"database":"engine_prod","sql":"DELETE FROM sessions WHERE last_seen < now() - interval '90 days'"}` + "\n\n",
 				"Asked by Codex in ~/src/engine"},
 			"mcp__postgres__execute_sql", "/home/dana/src/engine"},
+		{"gemini/beforetool-run_shell_command.json", "Gemini CLI: run_shell_command in site",
+			[]string{"Run this command?\n\nfirebase deploy --only hosting\n\n", "Gemini CLI says: Deploy the built site to production hosting", "Asked by Gemini CLI in ~/src/site"},
+			"run_shell_command", "/home/dana/src/site"},
+		{"gemini/beforetool-write_file.json", "Gemini CLI: write_file in site",
+			[]string{"Write this file?\n\n/home/dana/src/site/firebase.json\n\n", "(38 bytes of content)", "Asked by Gemini CLI in ~/src/site"},
+			"write_file", "/home/dana/src/site"},
+		{"cursor/beforeshellexecution.json", "Cursor: Shell in app",
+			[]string{"Run this command?\n\ndocker compose down --volumes", "Asked by Cursor in ~/src/app"},
+			"Shell", "/home/dana/src/app"},
+		{"cursor/beforemcpexecution.json", "Cursor: execute_sql in app",
+			[]string{`Use the tool "execute_sql"?` + "\n\n",
+				`{"database":"app_prod","mcp_server_url":"https://mcp.example.org/postgres","sql":"DROP TABLE audit_log"}`,
+				"Asked by Cursor in ~/src/app"},
+			"execute_sql", "/home/dana/src/app"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -184,12 +198,13 @@ func TestCallSettings(t *testing.T) {
 }
 
 func TestLookupHost(t *testing.T) {
-	for name, want := range map[string]string{"claude-code": "Claude Code", "claude": "Claude Code", "codex": "Codex"} {
+	for name, want := range map[string]string{"claude-code": "Claude Code", "claude": "Claude Code", "codex": "Codex",
+		"gemini": "Gemini CLI", "gemini-cli": "Gemini CLI", "cursor": "Cursor"} {
 		if h, ok := LookupHost(name); !ok || h.Agent != want {
 			t.Errorf("LookupHost(%q) = %+v, %v", name, h, ok)
 		}
 	}
-	for _, name := range []string{"", "Claude", "gemini", "claude_code"} {
+	for _, name := range []string{"", "Claude", "Gemini", "claude_code", "cursor-agent"} {
 		if _, ok := LookupHost(name); ok {
 			t.Errorf("LookupHost(%q) found a host", name)
 		}
@@ -525,7 +540,8 @@ func TestRespond(t *testing.T) {
 		{"an unknown status", lifecycle.Result{Status: "maybe", ExitCode: lifecycle.ExitApproved}, want{"back", "ask-confirm: "}},
 		{"the zero result", lifecycle.Result{}, want{"back", "ask-confirm: "}},
 	}
-	payloads := []string{"claude-code/pretooluse-bash.json", "claude-code/permissionrequest-bash.json", "codex/permissionrequest-bash.json"}
+	payloads := []string{"claude-code/pretooluse-bash.json", "claude-code/permissionrequest-bash.json", "codex/permissionrequest-bash.json",
+		"gemini/beforetool-run_shell_command.json", "cursor/beforeshellexecution.json", "cursor/beforemcpexecution.json"}
 	for _, file := range payloads {
 		p := load(t, file)
 		for _, c := range cases {
@@ -534,9 +550,9 @@ func TestRespond(t *testing.T) {
 				if resp.Code != ExitAnswered {
 					t.Fatalf("exit %d with a decision on stdout; both hosts read stdout only after exit 0", resp.Code)
 				}
-				verdict, reason := readResponse(t, p.Event, resp.Stdout)
+				verdict, reason := readResponse(t, p, resp.Stdout)
 				wantReason, exact := c.want.reason, c.want.verdict != "back"
-				if c.want.verdict == "allow" && p.Event == EventPermissionRequest {
+				if c.want.verdict == "allow" && (p.Event == EventPermissionRequest || p.Host.Name == "cursor") {
 					wantReason = "" // an allow carries nothing else
 				}
 				if verdict != c.want.verdict || (exact && reason != wantReason) || !strings.HasPrefix(reason, wantReason) {
@@ -555,8 +571,44 @@ func TestRespond(t *testing.T) {
 
 // readResponse decodes a hook's stdout for event strictly and returns its
 // verdict (allow, deny or back) and reason.
-func readResponse(t *testing.T, event string, stdout []byte) (verdict, reason string) {
+func readResponse(t *testing.T, p Payload, stdout []byte) (verdict, reason string) {
 	t.Helper()
+	event := p.Event
+	switch p.Host.Name {
+	case "gemini":
+		var o struct {
+			Decision      string  `json:"decision"`
+			Reason        *string `json:"reason"`
+			SystemMessage *string `json:"systemMessage"`
+		}
+		decodeStrictly(t, stdout, &o)
+		switch {
+		case (o.Decision == "allow" || o.Decision == "deny") && o.Reason != nil && o.SystemMessage == nil:
+			return o.Decision, *o.Reason
+		case o.Decision == "ask" && o.Reason == nil && o.SystemMessage != nil:
+			return "back", *o.SystemMessage
+		}
+		t.Fatalf("Gemini CLI output %s", stdout)
+	case "cursor":
+		var o struct {
+			Permission   string  `json:"permission"`
+			UserMessage  *string `json:"user_message"`
+			AgentMessage *string `json:"agent_message"`
+		}
+		decodeStrictly(t, stdout, &o)
+		switch {
+		case o.Permission == "allow" && o.UserMessage == nil && o.AgentMessage == nil:
+			return "allow", ""
+		case o.Permission == "deny" && o.UserMessage != nil && o.AgentMessage != nil && *o.UserMessage == *o.AgentMessage:
+			// A question nobody answered is denied too, saying so: Cursor
+			// leaves ask undefined for these events.
+			if back, ok := strings.CutSuffix(*o.AgentMessage, cursorNotRun); ok {
+				return "back", back
+			}
+			return "deny", *o.AgentMessage
+		}
+		t.Fatalf("Cursor output %s", stdout)
+	}
 	if event == EventPreToolUse {
 		var o preToolUseOutput
 		decodeStrictly(t, stdout, &o)

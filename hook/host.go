@@ -1,7 +1,8 @@
 // Package hook is ask-confirm's adapter for the permission hooks of AI
-// agent hosts. Claude Code and Codex run a command hook with the tool call
-// as JSON on stdin and read a decision as JSON on stdout; ask-confirm hook
-// HOST answers it by asking the person in a dialog.
+// agent hosts. Claude Code, Codex, Gemini CLI and Cursor run a command
+// hook with the tool call as JSON on stdin and read a decision as JSON on
+// stdout; ask-confirm hook HOST answers it by asking the person in a
+// dialog.
 //
 // The package translates and nothing more, and does no I/O: Parse reads a
 // host's payload, Payload.Call turns it into the engine's lifecycle.Call
@@ -24,12 +25,18 @@ const (
 	// EventPermissionRequest runs when the host is about to ask the person
 	// for permission.
 	EventPermissionRequest = "PermissionRequest"
+	// EventBeforeTool runs before every tool call (Gemini CLI).
+	EventBeforeTool = "BeforeTool"
+	// EventBeforeShell and EventBeforeMCP run before a shell command and
+	// an MCP tool call (Cursor).
+	EventBeforeShell = "beforeShellExecution"
+	EventBeforeMCP   = "beforeMCPExecution"
 )
 
 // Host is an agent host whose permission hook ask-confirm answers.
 type Host struct {
 	// Name is the HOST argument of ask-confirm hook, and the first word of
-	// every request's key: "claude-code" or "codex".
+	// every request's key: "claude-code", "codex", "gemini" or "cursor".
 	Name string
 	// Agent is the name the person knows the agent by: "Claude Code".
 	Agent string
@@ -46,13 +53,19 @@ func Hosts() []Host {
 		// Codex's PreToolUse supports neither allow nor ask (both fail
 		// open), so only its PermissionRequest can carry the answer.
 		{Name: "codex", Agent: "Codex", Events: []string{EventPermissionRequest}},
+		{Name: "gemini", Agent: "Gemini CLI", Events: []string{EventBeforeTool}},
+		{Name: "cursor", Agent: "Cursor", Events: []string{EventBeforeShell, EventBeforeMCP}},
 	}
 }
 
-// LookupHost returns the host named name; "claude" names Claude Code too.
+// LookupHost returns the host named name; "claude" names Claude Code too,
+// and "gemini-cli" Gemini CLI.
 func LookupHost(name string) (Host, bool) {
-	if name == "claude" {
+	switch name {
+	case "claude":
 		name = "claude-code"
+	case "gemini-cli":
+		name = "gemini"
 	}
 	for _, h := range Hosts() {
 		if h.Name == name {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // MaxInputBytes bounds a hook's input. A tool call this large (a Write of
@@ -49,6 +50,65 @@ type wire struct {
 	Cwd           *string         `json:"cwd"`
 	ToolName      *string         `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+
+	// Cursor's, which names neither the shell's tool nor, for an MCP
+	// call, the directory, and sends an MCP call's input as a string.
+	Command        *string  `json:"command"`
+	URL            *string  `json:"url"`
+	WorkspaceRoots []string `json:"workspace_roots"`
+}
+
+// cursorShell is the tool name a Cursor shell command is asked under.
+const cursorShell = "Shell"
+
+// fromCursor fills in w, as Cursor sent it, the fields the other hosts
+// send: the shell's command as the input of a tool named cursorShell; an
+// MCP call's input decoded from its string, with the server's URL or
+// command beside it; the first workspace root as the directory where none
+// is given.
+func (w *wire) fromCursor() error {
+	if !present(w.Cwd) && len(w.WorkspaceRoots) > 0 {
+		w.Cwd = &w.WorkspaceRoots[0]
+	}
+	if w.HookEventName == nil {
+		return nil
+	}
+	switch *w.HookEventName {
+	case EventBeforeShell:
+		if !present(w.Command) {
+			return malformed(errMissing, "command")
+		}
+		name := cursorShell
+		w.ToolName = &name
+		input, err := json.Marshal(map[string]string{"command": *w.Command})
+		if err != nil {
+			return malformed(errNotJSON, capLine(err.Error(), maxNameBytes))
+		}
+		w.ToolInput = input
+	case EventBeforeMCP:
+		var text string
+		if len(w.ToolInput) == 0 || json.Unmarshal(w.ToolInput, &text) != nil {
+			// Not the documented string: read as the other hosts' object.
+			return nil
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		obj := map[string]any{}
+		if err := dec.Decode(&obj); err != nil || obj == nil {
+			return malformed(errNotObject)
+		}
+		for field, v := range map[string]*string{"mcp_server_url": w.URL, "mcp_server_command": w.Command} {
+			if present(v) {
+				obj[field] = *v
+			}
+		}
+		input, err := json.Marshal(obj)
+		if err != nil {
+			return malformed(errNotJSON, capLine(err.Error(), maxNameBytes))
+		}
+		w.ToolInput = input
+	}
+	return nil
 }
 
 // Parse reads the hook input data that host h sent. It returns an error
@@ -62,6 +122,11 @@ func Parse(h Host, data []byte) (Payload, error) {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Payload{}, malformed(errNotJSON, capLine(err.Error(), maxNameBytes))
+	}
+	if h.Name == "cursor" {
+		if err := w.fromCursor(); err != nil {
+			return Payload{}, err
+		}
 	}
 	p := Payload{Host: h}
 	if !present(w.HookEventName) {

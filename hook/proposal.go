@@ -34,14 +34,16 @@ const maxNameBytes = 200
 // proposeKnown describes the tools whose input has a documented shape.
 func (p Payload) proposeKnown() (proposal, bool) {
 	switch p.ToolName {
-	case "Bash", "PowerShell":
+	case "Bash", "PowerShell", cursorShell, "run_shell_command":
 		return p.shell()
-	case "Write":
+	case "Write", "write_file":
 		return p.file(msgWriteFile, p.contentNote)
-	case "Edit":
+	case "Edit", "replace":
 		return p.file(msgEditFile, nil)
-	case "Read":
+	case "Read", "read_file":
 		return p.file(msgReadFile, nil)
+	case "google_web_search":
+		return p.field(msgSearchWeb, "query")
 	case "apply_patch":
 		return p.patch()
 	case "WebFetch":
@@ -52,8 +54,9 @@ func (p Payload) proposeKnown() (proposal, bool) {
 	return proposal{}, false
 }
 
-// shell is a command run by Bash or PowerShell (Claude Code) or Bash
-// (Codex), with the description the agent gave it.
+// shell is a command run by Bash or PowerShell (Claude Code), Bash
+// (Codex), run_shell_command (Gemini CLI) or Cursor's shell, with the
+// description the agent gave it.
 func (p Payload) shell() (proposal, bool) {
 	pr, ok := p.field(msgRunCommand, "command")
 	if d, has := p.str("description"); ok && has {

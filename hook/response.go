@@ -49,6 +49,25 @@ const Stopped time.Duration = -1
 // back to the host's own prompt, saying why.
 func (p Payload) Respond(r lifecycle.Result, wait time.Duration) Response {
 	v, reason := judge(r, wait)
+	var out any
+	switch p.Host.Name {
+	case "gemini":
+		out = geminiOutput(v, reason)
+	case "cursor":
+		out = cursorOutput(v, reason)
+	default:
+		out = p.output(v, reason)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// Only our own strings and the engine's are encoded: this cannot fail.
+	_ = enc.Encode(out)
+	return Response{Stdout: b.Bytes(), Code: ExitAnswered}
+}
+
+// output is the answer as Claude Code and Codex read it.
+func (p Payload) output(v verdict, reason string) output {
 	var out output
 	switch {
 	case p.Event == EventPreToolUse:
@@ -60,12 +79,48 @@ func (p Payload) Respond(r lifecycle.Result, wait time.Duration) Response {
 	default:
 		out.SystemMessage = reason
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	// Only our own strings and the engine's are encoded: this cannot fail.
-	_ = enc.Encode(out)
-	return Response{Stdout: b.Bytes(), Code: ExitAnswered}
+	return out
+}
+
+// geminiAnswer is Gemini CLI's BeforeTool output: decision allow, deny, or
+// ask (Gemini CLI's own confirmation), reason for the model, and
+// systemMessage for the person.
+type geminiAnswer struct {
+	Decision      string `json:"decision"`
+	Reason        string `json:"reason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+func geminiOutput(v verdict, reason string) geminiAnswer {
+	switch v {
+	case allow:
+		return geminiAnswer{Decision: "allow", Reason: reason}
+	case deny:
+		return geminiAnswer{Decision: "deny", Reason: reason}
+	}
+	return geminiAnswer{Decision: "ask", SystemMessage: reason}
+}
+
+// cursorAnswer is Cursor's beforeShellExecution and beforeMCPExecution
+// output.
+type cursorAnswer struct {
+	Permission   string `json:"permission"`
+	UserMessage  string `json:"user_message,omitempty"`
+	AgentMessage string `json:"agent_message,omitempty"`
+}
+
+// cursorOutput never answers ask: Cursor documents it for these events
+// without saying what it does (and for another event that it is not
+// enforced), so a question nobody answered is denied, saying why.
+func cursorOutput(v verdict, reason string) cursorAnswer {
+	switch v {
+	case allow:
+		return cursorAnswer{Permission: "allow"}
+	case deny:
+		return cursorAnswer{Permission: "deny", UserMessage: reason, AgentMessage: reason}
+	}
+	reason += cursorNotRun
+	return cursorAnswer{Permission: "deny", UserMessage: reason, AgentMessage: reason}
 }
 
 // output is a hook's stdout: the fields both hosts document, and no other

@@ -21,6 +21,8 @@ var RealHookHosts = []HookHost{
 	{"claude-code PermissionRequest", "claude-code", "PermissionRequest", "Claude Code"},
 	{"claude-code PreToolUse", "claude-code", "PreToolUse", "Claude Code"},
 	{"codex PermissionRequest", "codex", "PermissionRequest", "Codex"},
+	{"gemini BeforeTool", "gemini", "BeforeTool", "Gemini CLI"},
+	{"cursor beforeShellExecution", "cursor", "beforeShellExecution", "Cursor"},
 }
 
 // HookCall is one Bash call of an agent working in project.
@@ -42,9 +44,20 @@ func NewHookCall(h *Harness, hh HookHost, project, command string) HookCall {
 		"tool_name":       "Bash",
 		"tool_input":      map[string]any{"command": command, "description": "an end-to-end test of ask-confirm hook"},
 	}
+	tool := "Bash"
 	switch hh.Host {
 	case "codex":
 		p["turn_id"], p["model"], p["transcript_path"] = "turn-1", "gpt-5-codex", nil
+	case "gemini":
+		tool = "run_shell_command"
+		p["tool_name"], p["timestamp"] = tool, "2026-11-26T02:00:00.000Z"
+		delete(p, "permission_mode")
+	case "cursor":
+		// Cursor names no tool: the command and directory are the call.
+		tool = "Shell"
+		p = map[string]any{"conversation_id": "e2e-" + h.Suffix, "generation_id": "g-1", "model": "default",
+			"hook_event_name": hh.Event, "cursor_version": "2.1.0", "workspace_roots": []string{p["cwd"].(string)},
+			"user_email": nil, "transcript_path": nil, "command": command, "cwd": p["cwd"], "sandbox": false}
 	default:
 		p["transcript_path"] = filepath.Join(h.Dir, "transcript.jsonl")
 		if hh.Event == "PreToolUse" {
@@ -53,7 +66,7 @@ func NewHookCall(h *Harness, hh HookHost, project, command string) HookCall {
 	}
 	b, err := json.Marshal(p)
 	Must(h.T, err)
-	return HookCall{Hh: hh, Payload: b, Title: hh.Agent + ": Bash in " + project}
+	return HookCall{Hh: hh, Payload: b, Title: hh.Agent + ": " + tool + " in " + project}
 }
 
 // Start runs ask-confirm hook for the call in the background, with its

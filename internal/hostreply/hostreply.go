@@ -8,8 +8,16 @@ import (
 	"testing"
 )
 
-// output is every field either host reads, to decode stdout strictly.
+// output is every field a host reads, to decode stdout strictly: Claude
+// Code's and Codex's hookSpecificOutput and systemMessage, Gemini CLI's
+// decision and reason, Cursor's permission and messages.
 type output struct {
+	Decision     string `json:"decision"`
+	Reason       string `json:"reason"`
+	Permission   string `json:"permission"`
+	UserMessage  string `json:"user_message"`
+	AgentMessage string `json:"agent_message"`
+
 	HookSpecificOutput *struct {
 		HookEventName            string `json:"hookEventName"`
 		PermissionDecision       string `json:"permissionDecision"`
@@ -21,6 +29,10 @@ type output struct {
 	} `json:"hookSpecificOutput"`
 	SystemMessage string `json:"systemMessage"`
 }
+
+// cursorNotRun ends what ask-confirm tells Cursor of a question nobody
+// answered.
+const cursorNotRun = "; it was not run, and proposing it again asks again"
 
 // Verdict reads a hook's exit code and stdout as its host does: allow,
 // deny or back (the host asks its own way), and the reason given. It fails
@@ -39,6 +51,19 @@ func Verdict(t testing.TB, code int, stdout, stderr string) (verdict, reason str
 	}
 	s := o.HookSpecificOutput
 	switch {
+	case o.Decision == "ask" && o.SystemMessage != "":
+		return "back", o.SystemMessage
+	case o.Decision == "allow" || o.Decision == "deny":
+		return o.Decision, o.Reason
+	case o.Permission == "allow":
+		return "allow", ""
+	case o.Permission == "deny" && o.UserMessage == o.AgentMessage:
+		// ask-confirm denies to Cursor a question nobody answered, saying
+		// so (Cursor leaves ask undefined for its shell and MCP hooks).
+		if back, ok := strings.CutSuffix(o.AgentMessage, cursorNotRun); ok {
+			return "back", back
+		}
+		return "deny", o.AgentMessage
 	case s == nil && o.SystemMessage != "":
 		return "back", o.SystemMessage
 	case s != nil && s.HookEventName == "PreToolUse" && s.PermissionDecision == "ask":
