@@ -3,6 +3,7 @@ module github.com/ask-confirm/ask-confirm
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/xdg v0.5.3
 	github.com/gofrs/flock v0.13.1
 	github.com/google/jsonschema-go v0.4.3

@@ -43,11 +43,14 @@ type doctorReport struct {
 	// empty when there is none.
 	MCPServer string `json:"mcp_server"`
 	// Remote is the phone, asked through an ntfy server, if one is set up.
-	Remote   remoteCheck        `json:"remote"`
-	Paths    []pathCheck        `json:"paths"`
-	Notes    []string           `json:"notes"`
-	ExitCode lifecycle.ExitCode `json:"exit_code"`
-	Message  string             `json:"message"`
+	Remote remoteCheck `json:"remote"`
+	// CodexHooks are the ask-confirm hooks of the person's Codex
+	// configuration, and whether Codex runs them.
+	CodexHooks []codexHookCheck   `json:"codex_hooks,omitempty"`
+	Paths      []pathCheck        `json:"paths"`
+	Notes      []string           `json:"notes"`
+	ExitCode   lifecycle.ExitCode `json:"exit_code"`
+	Message    string             `json:"message"`
 
 	hint string
 }
@@ -150,6 +153,10 @@ would use is unsafe.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			r := a.doctor(platform.Inspect(c.Context()), a.checkTerminal())
 			r.Remote = a.checkRemote(c.Context())
+			var err error
+			if r.CodexHooks, err = a.checkCodexHooks(); err != nil {
+				r.Notes = append(r.Notes, fmt.Sprintf(msgDoctorCodexUnreadable, err))
+			}
 			if err := r.print(a.stdout, a.out, asJSON); err != nil {
 				return err
 			}
@@ -299,6 +306,13 @@ func (r doctorReport) printTable(out io.Writer) error {
 		line("phone", fmt.Sprintf(msgDoctorRemoteProblems, orNone(r.Remote.Server), strings.Join(r.Remote.Problems, "; ")))
 	default:
 		line("phone", fmt.Sprintf(msgDoctorRemoteOK, r.Remote.Server, r.Remote.Mode))
+	}
+	for _, h := range r.CodexHooks {
+		if h.Problem == "" {
+			line("codex hook", fmt.Sprintf(msgDoctorCodexOK, h.Key))
+		} else {
+			line("codex hook", h.Key+": "+h.Problem)
+		}
 	}
 	if r.Terminal.Available {
 		line("terminal", fmt.Sprintf(msgDoctorTerminal, r.Terminal.Name))

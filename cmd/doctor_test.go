@@ -202,3 +202,48 @@ func TestDoctorRealDisplay(t *testing.T) {
 		t.Errorf("report %v, want an x11 session with zenity and its version", rep)
 	}
 }
+
+// doctor tells a person whose Codex configuration names the hook whether
+// Codex runs it: not until it is trusted, and not well with a timeout at
+// or below the hook's --wait.
+func TestDoctorReportsCodexHooks(t *testing.T) {
+	t.Parallel() // scripted dialogs only
+	h := e2e.NewFakeHarness(t)
+	withDialogProgram(h, "zenity", "3.44.0")
+	codex := filepath.Join(h.Dir, "codex")
+	e2e.Must(t, os.MkdirAll(codex, 0o700))
+	config := filepath.Join(codex, "config.toml")
+	e2e.Must(t, os.WriteFile(config, []byte(`[[hooks.PermissionRequest]]
+matcher = "Bash"
+[[hooks.PermissionRequest.hooks]]
+type = "command"
+command = "ask-confirm hook codex"
+timeout = 360
+
+[[hooks.PermissionRequest]]
+matcher = "apply_patch"
+[[hooks.PermissionRequest.hooks]]
+type = "command"
+command = "ask-confirm hook codex --wait 10m"
+timeout = 300
+
+[hooks.state."`+config+`:permission_request:1:0"]
+trusted_hash = "sha256:5e1f"
+`), 0o600))
+	o, rep := e2e.DoctorJSON(h)
+	hooks, _ := rep["codex_hooks"].([]any)
+	if len(hooks) != 2 {
+		t.Fatalf("codex_hooks = %v\n%s", rep["codex_hooks"], o.Stderr)
+	}
+	first, second := hooks[0].(map[string]any), hooks[1].(map[string]any)
+	if first["trusted"] != false || !strings.Contains(first["problem"].(string), "not trusted yet") || first["key"] != config+":permission_request:0:0" {
+		t.Errorf("the untrusted hook: %v", first)
+	}
+	if second["trusted"] != true || !strings.Contains(second["problem"].(string), "timeout (300 s) is not above the hook's --wait (10m)") {
+		t.Errorf("the trusted hook with a short timeout: %v", second)
+	}
+	text := h.Run("doctor")
+	if !strings.Contains(text.Stdout, "codex hook") || !strings.Contains(text.Stdout, "/hooks") {
+		t.Errorf("doctor's text does not report the Codex hooks:\n%s", text.Stdout)
+	}
+}

@@ -115,6 +115,7 @@ func TestRealDialogHookKilledClosesItsDialog(t *testing.T) {
 			e2e.Must(t, r.Cmd.Process.Kill())
 			<-r.Done
 			h.WaitNoWindow(c.Title, 30*time.Second)
+			h.WaitAnswered() // the window goes first, then the record
 			if rec := h.OnlyRecord(); rec.Status != "withdrawn" {
 				t.Fatalf("the killed hook's request is %s", rec.Status)
 			}

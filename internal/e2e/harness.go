@@ -175,7 +175,7 @@ func NewHarness(t *testing.T) *Harness {
 	Must(t, os.Mkdir(h.Work, 0o700))
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "DISPLAY", "WAYLAND_DISPLAY", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PATH", FakeZenityDirEnv:
+		case "DISPLAY", "WAYLAND_DISPLAY", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "PATH", FakeZenityDirEnv:
 			continue
 		}
 		h.Env = append(h.Env, kv)
@@ -183,7 +183,9 @@ func NewHarness(t *testing.T) *Harness {
 	h.Env = append(h.Env,
 		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"),
 		"XDG_STATE_HOME="+filepath.Join(dir, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		// doctor reads the person's Codex configuration: the test's own.
+		"CODEX_HOME="+filepath.Join(dir, "codex"))
 	return h
 }
 
