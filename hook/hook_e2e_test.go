@@ -131,3 +131,32 @@ func TestRealDialogHookKilledClosesItsDialog(t *testing.T) {
 		})
 	}
 }
+
+// A headless Claude Code session (claude -p) cannot wait: with --defer,
+// a PreToolUse question nobody answered within --wait is deferred, and its
+// dialog stays up; the person allows; the same call, asked again by
+// claude -p --resume, is allowed at once, without a second dialog.
+func TestRealDialogHookDeferThenResume(t *testing.T) {
+	h := e2e.NewRealHarness(t)
+	hh := e2e.RealHookHosts[1]
+	if hh.Event != "PreToolUse" {
+		t.Fatalf("RealHookHosts[1] is %s, not Claude Code's PreToolUse", hh.Name)
+	}
+	c := e2e.NewHookCall(h, hh, "HK-defer", "terraform apply -auto-approve")
+	o := c.Start(h, "--wait", "2s", "--defer", "1h").Wait(60 * time.Second)
+	if v, reason := c.Verdict(t, o); v != "defer" || !strings.Contains(reason, "claude -p --resume") {
+		t.Fatalf("an unanswered deferring call told the host %s %q", v, reason)
+	}
+	h.WaitStable(h.WaitWindow(c.Title)) // still asking
+	h.Click(c.Title, "approve")
+	h.WaitNoWindow(c.Title, 30*time.Second)
+	h.WaitAnswered()
+
+	o = c.Start(h, "--wait", "30s", "--defer", "1h").Wait(30 * time.Second)
+	if v, _ := c.Verdict(t, o); v != "allow" {
+		t.Fatalf("the resumed call: %s", v)
+	}
+	if n := h.DialogsRequested(); n != 1 {
+		t.Fatalf("%d dialogs were requested, want 1", n)
+	}
+}

@@ -546,7 +546,7 @@ func TestRespond(t *testing.T) {
 		p := load(t, file)
 		for _, c := range cases {
 			t.Run(file+"/"+c.name, func(t *testing.T) {
-				resp := p.Respond(c.r, 5*time.Minute)
+				resp := p.Respond(c.r, DefaultSettings(), false)
 				if resp.Code != ExitAnswered {
 					t.Fatalf("exit %d with a decision on stdout; both hosts read stdout only after exit 0", resp.Code)
 				}
@@ -617,7 +617,7 @@ func readResponse(t *testing.T, p Payload, stdout []byte) (verdict, reason strin
 			t.Fatalf("PreToolUse output %s: want hookSpecificOutput for PreToolUse with a reason, and nothing else", stdout)
 		}
 		switch s.PermissionDecision {
-		case "allow", "deny":
+		case "allow", "deny", "defer":
 			return s.PermissionDecision, *s.PermissionDecisionReason
 		case "ask":
 			return "back", *s.PermissionDecisionReason
@@ -655,9 +655,36 @@ func TestThousands(t *testing.T) {
 // than that its wait ran out; it never allows.
 func TestRespondWhenStopped(t *testing.T) {
 	p := load(t, "claude-code/permissionrequest-bash.json")
-	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, Stopped)
+	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, DefaultSettings(), true)
 	out := string(r.Stdout)
 	if !strings.Contains(out, "the hook was stopped before anyone answered") || strings.Contains(out, "allow") || r.Code != ExitAnswered {
 		t.Fatalf("stopped: exit %d, %s", r.Code, out)
+	}
+}
+
+// With --defer, a Claude Code PreToolUse question stays open past the
+// wait, and one nobody answered is deferred; every other host and event
+// keeps withdrawing.
+func TestDefer(t *testing.T) {
+	s := DefaultSettings()
+	s.Wait, s.Defer = 2*time.Minute, time.Hour
+	pre := load(t, "claude-code/pretooluse-bash.json")
+	c := pre.Call(home, s)
+	if c.Withdraw || c.Timeout != time.Hour+2*time.Minute {
+		t.Fatalf("a deferring PreToolUse call: withdraw %v, timeout %s", c.Withdraw, c.Timeout)
+	}
+	verdict, reason := readResponse(t, pre, pre.Respond(lifecycle.Result{Status: lifecycle.StatusPending, ExitCode: lifecycle.ExitPending}, s, false).Stdout)
+	if verdict != "defer" || !strings.Contains(reason, "claude -p --resume") {
+		t.Fatalf("an unanswered deferring call: %s %q", verdict, reason)
+	}
+	for _, file := range []string{"claude-code/permissionrequest-bash.json", "codex/permissionrequest-bash.json", "gemini/beforetool-run_shell_command.json"} {
+		p := load(t, file)
+		if c := p.Call(home, s); !c.Withdraw {
+			t.Errorf("%s defers", file)
+		}
+	}
+	s.Defer = -time.Second
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "--defer") {
+		t.Fatalf("a negative --defer: %v", err)
 	}
 }

@@ -45,6 +45,7 @@ const (
 	reasonDenied     = "denied in the ask-confirm dialog"
 	reasonAnsweredAt = "%s at %s"
 	reasonCancelled  = "the request was cancelled with ask-confirm cancel"
+	reasonDeferred   = "ask-confirm: nobody answered the dialog within %s; it stays open, and claude -p --resume collects the answer"
 
 	// handBackPrefix starts every hand-back, so the person knows which
 	// hook speaks.

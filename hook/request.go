@@ -21,6 +21,11 @@ type Settings struct {
 	// Remember and CollectWithin are lifecycle.Call's.
 	Remember      time.Duration
 	CollectWithin time.Duration
+	// Defer, when set, keeps a Claude Code PreToolUse question that nobody
+	// answered within Wait open for this much longer, and answers defer:
+	// a headless session (claude -p) stops at the call, and the hook of
+	// claude -p --resume collects the answer.
+	Defer time.Duration
 }
 
 // DefaultSettings waits 5 minutes, safely below the 600 s that both
@@ -40,6 +45,9 @@ const dialogGrace = 10 * time.Second
 // *dialog.InvalidError naming its flag (--wait, --remember,
 // --collect-within).
 func (s Settings) Validate() error {
+	if s.Defer < 0 || s.Defer > lifecycle.MaxTimeout {
+		return &dialog.InvalidError{Field: "--defer", Reason: fmt.Sprintf("%s is outside 0 to %s", s.Defer, lifecycle.MaxTimeout)}
+	}
 	return s.call(dialog.Request{Message: msgRunCommand, OKLabel: labelAllow, CancelLabel: labelDeny, Icon: "question"}).Validate()
 }
 
@@ -59,7 +67,22 @@ func (s Settings) call(r dialog.Request) lifecycle.Call {
 // Call is the request that asks the person about p with s. home is the
 // person's home directory, shown as ~ (empty shows every path in full).
 // Its request always passes dialog.Request.Validate, whatever the payload.
-func (p Payload) Call(home string, s Settings) lifecycle.Call { return s.call(p.Request(home)) }
+func (p Payload) Call(home string, s Settings) lifecycle.Call {
+	c := s.call(p.Request(home))
+	if p.defers(s) {
+		// Open beyond the wait, for the resumed session to collect: the
+		// caller's end does not end it.
+		c.Withdraw = false
+		c.Timeout = min(s.Wait+s.Defer, lifecycle.MaxTimeout)
+	}
+	return c
+}
+
+// defers reports whether p's question is deferred when nobody answers
+// within s.Wait: Claude Code's PreToolUse, with --defer.
+func (p Payload) defers(s Settings) bool {
+	return s.Defer > 0 && p.Host.Name == "claude-code" && p.Event == EventPreToolUse
+}
 
 // Request is the dialog that asks the person about p: the agent, tool and
 // project in the title, what the call will do in the message, Allow and

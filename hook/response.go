@@ -36,19 +36,30 @@ const (
 	handBack verdict = iota
 	allow
 	deny
+	// deferred stops a headless Claude Code session at the call, for
+	// claude -p --resume to ask the hook again.
+	deferred
 )
 
-// Stopped, as Respond's wait, says that the host stopped the hook (a
-// signal) before the wait ran out.
+// Stopped stands for the wait of a hook that its host stopped (a signal)
+// before the wait ran out.
 const Stopped time.Duration = -1
 
-// Respond turns the engine's result for p into the host's response. wait
-// is the hook's --wait, which a hand-back names. Only a result approved
-// by a person (status approved, exit 0) allows; a denial or cancellation
-// denies, with a reason for the model; anything else hands the question
-// back to the host's own prompt, saying why.
-func (p Payload) Respond(r lifecycle.Result, wait time.Duration) Response {
+// Respond turns the engine's result for p, asked with s, into the host's
+// response; stopped says the host stopped the hook first. Only a result
+// approved by a person (status approved, exit 0) allows; a denial or
+// cancellation denies, with a reason for the model; a deferring call
+// (Settings.Defer) still open is deferred; anything else hands the
+// question back to the host's own prompt, saying why.
+func (p Payload) Respond(r lifecycle.Result, s Settings, stopped bool) Response {
+	wait := s.Wait
+	if stopped {
+		wait = Stopped
+	}
 	v, reason := judge(r, wait)
+	if v == handBack && r.Status == lifecycle.StatusPending && p.defers(s) {
+		v, reason = deferred, fmt.Sprintf(reasonDeferred, dialog.ShortDuration(s.Wait))
+	}
 	var out any
 	switch p.Host.Name {
 	case "gemini":
@@ -154,6 +165,8 @@ func preToolUseDecision(v verdict) string {
 		return "allow"
 	case deny:
 		return "deny"
+	case deferred:
+		return "defer"
 	default:
 		return "ask"
 	}
