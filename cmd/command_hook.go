@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -94,6 +96,15 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	// and the request withdrawn before the hook exits.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	var hostAnswered atomic.Bool
+	if w, ok := p.WatchTranscript(); ok {
+		// Claude Code takes the answer of its own prompt without a word
+		// to the hook: its transcript tells.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go followTranscript(ctx, w, func() { hostAnswered.Store(true); cancel() })
+	}
 	home, _ := os.UserHomeDir()
 	r, err := a.engine.Ask(ctx, p.Call(home, s))
 	if err != nil {
@@ -101,12 +112,51 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 		// host asks instead.
 		r = lifecycle.ErrorResult("", lifecycle.ExitInternal, err)
 	}
-	resp := p.Respond(r, s, ctx.Err() != nil)
+	stopped := hook.NotStopped
+	switch {
+	case hostAnswered.Load():
+		stopped = hook.StoppedByHostAnswer
+	case ctx.Err() != nil:
+		stopped = hook.StoppedBySignal
+	}
+	resp := p.Respond(r, s, stopped)
 	if _, err := a.stdout.Write(resp.Stdout); err != nil {
 		a.out.error(fmt.Sprintf(msgHookWrite, h.Name, err))
 		return &exitError{hook.ExitNoDecision}
 	}
 	return &exitError{resp.Code}
+}
+
+// transcriptPoll is how often the hook reads what its host's transcript
+// grew by.
+const transcriptPoll = 250 * time.Millisecond
+
+// followTranscript reads w's transcript as it grows until the call ends
+// there (answered is called) or ctx ends. A transcript that cannot be read
+// is read again at the next poll; one that shrank is read from its start.
+func followTranscript(ctx context.Context, w *hook.TranscriptWatch, answered func()) {
+	var off int64
+	tick := time.NewTicker(transcriptPoll)
+	defer tick.Stop()
+	for {
+		if f, err := os.Open(w.Path); err == nil {
+			if fi, err := f.Stat(); err == nil && fi.Size() < off {
+				off = 0
+			}
+			b, _ := io.ReadAll(io.NewSectionReader(f, off, 1<<62))
+			f.Close()
+			off += int64(len(b))
+			if w.Feed(b) {
+				answered()
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // readHookInput reads and parses the host's input, at most

@@ -67,7 +67,7 @@ func FuzzHook(f *testing.F) {
 			t.Fatalf("the same input parsed again makes another request")
 		}
 		for _, r := range fuzzResults(string(data)) {
-			resp := p.Respond(r, DefaultSettings(), false)
+			resp := p.Respond(r, DefaultSettings(), NotStopped)
 			verdict, _ := readResponse(t, p, resp.Stdout)
 			if resp.Code != ExitAnswered {
 				t.Fatalf("exit %d with a decision", resp.Code)

@@ -3,6 +3,10 @@
 package hook_test
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,5 +162,45 @@ func TestRealDialogHookDeferThenResume(t *testing.T) {
 	}
 	if n := h.DialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
+	}
+}
+
+// Claude Code shows its own prompt beside a PermissionRequest hook and
+// sends the hook nothing when the person answers there. The call's result
+// in the session's transcript (its output after Yes, the refusal after
+// No) closes the dialog, and the request ends withdrawn.
+func TestRealDialogHookHostAnsweredInTranscript(t *testing.T) {
+	hh := e2e.RealHookHosts[0]
+	if hh.Host != "claude-code" || hh.Event != "PermissionRequest" {
+		t.Fatalf("RealHookHosts[0] is %s, not Claude Code's PermissionRequest", hh.Name)
+	}
+	for _, answer := range []struct{ name, result string }{
+		{"yes", `"Everything up-to-date"`},
+		{"no", `"The user doesn't want to proceed with this tool use. The tool use was rejected.","is_error":true`},
+	} {
+		t.Run(answer.name, func(t *testing.T) {
+			h := e2e.NewRealHarness(t)
+			command := "git push origin release/" + answer.name
+			c := e2e.NewHookCall(h, hh, "HK-host", command)
+			transcript := filepath.Join(h.Dir, "transcript.jsonl")
+			use := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_e2e","name":"Bash","input":{"command":` +
+				strconv.Quote(command) + `,"description":"an end-to-end test of ask-confirm hook"}}]}}` + "\n"
+			e2e.Must(t, os.WriteFile(transcript, []byte(use), 0o600))
+			r := c.Start(h, "--wait", "10m")
+			h.WaitStable(h.WaitWindow(c.Title))
+			f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+			e2e.Must(t, err)
+			_, err = f.WriteString(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_e2e","content":` + answer.result + `}]}}` + "\n")
+			e2e.Must(t, errors.Join(err, f.Close()))
+			o := r.Wait(30 * time.Second)
+			if v, reason := c.Verdict(t, o); v != "back" || !strings.Contains(reason, "answered in Claude Code's own prompt") {
+				t.Fatalf("after the host's own answer the hook told it %s %q", v, reason)
+			}
+			h.WaitNoWindow(c.Title, 30*time.Second)
+			h.WaitAnswered()
+			if rec := h.OnlyRecord(); rec.Status != "withdrawn" {
+				t.Fatalf("the request is %s", rec.Status)
+			}
+		})
 	}
 }

@@ -546,7 +546,7 @@ func TestRespond(t *testing.T) {
 		p := load(t, file)
 		for _, c := range cases {
 			t.Run(file+"/"+c.name, func(t *testing.T) {
-				resp := p.Respond(c.r, DefaultSettings(), false)
+				resp := p.Respond(c.r, DefaultSettings(), NotStopped)
 				if resp.Code != ExitAnswered {
 					t.Fatalf("exit %d with a decision on stdout; both hosts read stdout only after exit 0", resp.Code)
 				}
@@ -655,7 +655,7 @@ func TestThousands(t *testing.T) {
 // than that its wait ran out; it never allows.
 func TestRespondWhenStopped(t *testing.T) {
 	p := load(t, "claude-code/permissionrequest-bash.json")
-	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, DefaultSettings(), true)
+	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, DefaultSettings(), StoppedBySignal)
 	out := string(r.Stdout)
 	if !strings.Contains(out, "the hook was stopped before anyone answered") || strings.Contains(out, "allow") || r.Code != ExitAnswered {
 		t.Fatalf("stopped: exit %d, %s", r.Code, out)
@@ -673,7 +673,7 @@ func TestDefer(t *testing.T) {
 	if c.Withdraw || c.Timeout != time.Hour+2*time.Minute {
 		t.Fatalf("a deferring PreToolUse call: withdraw %v, timeout %s", c.Withdraw, c.Timeout)
 	}
-	verdict, reason := readResponse(t, pre, pre.Respond(lifecycle.Result{Status: lifecycle.StatusPending, ExitCode: lifecycle.ExitPending}, s, false).Stdout)
+	verdict, reason := readResponse(t, pre, pre.Respond(lifecycle.Result{Status: lifecycle.StatusPending, ExitCode: lifecycle.ExitPending}, s, NotStopped).Stdout)
 	if verdict != "defer" || !strings.Contains(reason, "claude -p --resume") {
 		t.Fatalf("an unanswered deferring call: %s %q", verdict, reason)
 	}

@@ -49,13 +49,14 @@ const (
 
 	// handBackPrefix starts every hand-back, so the person knows which
 	// hook speaks.
-	handBackPrefix   = "ask-confirm: "
-	handBackWithdraw = "nobody answered the dialog within %s; it was closed"
-	handBackStopped  = "the hook was stopped before anyone answered the dialog; it was closed"
-	handBackPending  = "the dialog gave no answer within %s"
-	handBackExpired  = "nobody answered the dialog before it timed out"
-	handBackReplaced = "the dialog was replaced by a newer one for the same call"
-	handBackUnknown  = "the dialog gave no answer"
+	handBackPrefix       = "ask-confirm: "
+	handBackWithdraw     = "nobody answered the dialog within %s; it was closed"
+	handBackStopped      = "the hook was stopped before anyone answered the dialog; it was closed"
+	handBackPending      = "the dialog gave no answer within %s"
+	handBackHostAnswered = "the person answered in %s's own prompt; the dialog was closed"
+	handBackExpired      = "nobody answered the dialog before it timed out"
+	handBackReplaced     = "the dialog was replaced by a newer one for the same call"
+	handBackUnknown      = "the dialog gave no answer"
 	// cursorNotRun ends a hand-back to Cursor, which is a deny.
 	cursorNotRun = "; it was not run, and proposing it again asks again"
 )

@@ -25,8 +25,9 @@ var ErrMalformed = errors.New("malformed hook input")
 var ErrUnsupportedEvent = errors.New("unsupported hook event")
 
 // Payload is what ask-confirm reads of one hook call. Hosts send more
-// (session and tool-use ids, the transcript, the model); none of it changes
-// what the person is asked, so none of it is read.
+// (session and tool-use ids, the model); none of it changes what the
+// person is asked, so none of it is read. The transcript's path is kept,
+// to notice an answer the host took itself (TranscriptWatch).
 type Payload struct {
 	Host Host
 	// Event is hook_event_name, one of Host.Events.
@@ -41,6 +42,8 @@ type Payload struct {
 	// canonical is tool_input encoded again: compact, keys sorted, no
 	// HTML escaping. The same input in any key order encodes the same.
 	canonical string
+	// transcript is transcript_path, where a host sends one.
+	transcript string
 }
 
 // wire is the part of a hook's input that Parse reads. Pointers tell a
@@ -50,6 +53,9 @@ type wire struct {
 	Cwd           *string         `json:"cwd"`
 	ToolName      *string         `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+	// TranscriptPath is Claude Code's session transcript
+	// (TranscriptWatch).
+	TranscriptPath *string `json:"transcript_path"`
 
 	// Cursor's, which names neither the shell's tool nor, for an MCP
 	// call, the directory, and sends an MCP call's input as a string.
@@ -149,6 +155,9 @@ func Parse(h Host, data []byte) (Payload, error) {
 	var err error
 	if p.input, p.canonical, err = canonicalObject(w.ToolInput); err != nil {
 		return Payload{}, err
+	}
+	if w.TranscriptPath != nil {
+		p.transcript = *w.TranscriptPath
 	}
 	return p, nil
 }

@@ -45,18 +45,34 @@ const (
 // before the wait ran out.
 const Stopped time.Duration = -1
 
+// Stop says whether, and how, the host stopped the hook before its wait
+// ran out.
+type Stop int
+
+const (
+	NotStopped Stop = iota
+	// StoppedBySignal: the host sent SIGTERM, SIGINT or SIGHUP.
+	StoppedBySignal
+	// StoppedByHostAnswer: the host's transcript says it took the answer
+	// of its own prompt (TranscriptWatch).
+	StoppedByHostAnswer
+)
+
 // Respond turns the engine's result for p, asked with s, into the host's
-// response; stopped says the host stopped the hook first. Only a result
+// response; stopped says whether and how the host stopped the hook first. Only a result
 // approved by a person (status approved, exit 0) allows; a denial or
 // cancellation denies, with a reason for the model; a deferring call
 // (Settings.Defer) still open is deferred; anything else hands the
 // question back to the host's own prompt, saying why.
-func (p Payload) Respond(r lifecycle.Result, s Settings, stopped bool) Response {
+func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop) Response {
 	wait := s.Wait
-	if stopped {
+	if stopped != NotStopped {
 		wait = Stopped
 	}
 	v, reason := judge(r, wait)
+	if v == handBack && stopped == StoppedByHostAnswer {
+		reason = handBackPrefix + fmt.Sprintf(handBackHostAnswered, p.Host.Agent)
+	}
 	if v == handBack && r.Status == lifecycle.StatusPending && p.defers(s) {
 		v, reason = deferred, fmt.Sprintf(reasonDeferred, dialog.ShortDuration(s.Wait))
 	}
