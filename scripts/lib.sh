@@ -55,6 +55,43 @@ at_exit() {
   trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd" || true; done' EXIT
 }
 
+# need_agents exports ASK_CONFIRM_CLAUDE, the real Claude Code that the
+# hook's agent tests run, installed with npm ci into a cache directory on
+# first use, every package at the version scripts/agents/package-lock.json
+# pins (the cache is named by the lockfile's hash, so a changed lockfile
+# installs afresh). Without node and npm, or when npm ci fails twice, it
+# says so and exits.
+need_agents() {
+  local lockdir cache hash
+  lockdir=$(pwd)/scripts/agents
+  for tool in node npm; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+      echo "$(basename "$0"): $tool is not on PATH; install Node.js 20 or newer, which the agent hosts' tests need" >&2
+      exit 1
+    fi
+  done
+  hash=$(cat "$lockdir/package.json" "$lockdir/package-lock.json" | sha256sum | cut -c1-12)
+  cache=${ASK_CONFIRM_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ask-confirm-dev/agents-$hash}
+  if ! "$cache/node_modules/.bin/claude" --version >/dev/null 2>&1; then
+    echo "$(basename "$0"): installing the agent hosts from scripts/agents/package-lock.json into $cache"
+    mkdir -p "$cache"
+    cp "$lockdir/package.json" "$lockdir/package-lock.json" "$cache/"
+    # With its install script: Claude Code's puts the program of this
+    # platform (from its pinned optional package) in place. One retry, for
+    # a registry's hiccup.
+    if ! npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >&2; then
+      echo "$(basename "$0"): npm ci failed; trying once more in 5s" >&2
+      sleep 5
+      npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >&2 || {
+        echo "$(basename "$0"): could not install the agent hosts from npm (see above)" >&2
+        exit 1
+      }
+    fi
+  fi
+  ASK_CONFIRM_CLAUDE=$cache/node_modules/.bin/claude
+  export ASK_CONFIRM_CLAUDE
+}
+
 # need_ntfy exports ASK_CONFIRM_NTFY, the ntfy server (v2.13) that the
 # phone's tests and benchmark run. No package registry here serves it: it
 # is taken from PATH, or from the shared test tools beside the repository

@@ -1,0 +1,141 @@
+//go:build e2e && linux
+
+package hook_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/agenttest"
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
+)
+
+// These tests run the real Claude Code from npm (scripts/agents), in
+// claude -p, against a scripted model server on 127.0.0.1 that proposes
+// one shell command, with ask-confirm hook claude-code as its PreToolUse
+// or PermissionRequest hook, configured as the README says; the dialog is the real zenity under
+// Xvfb, answered as a person would. Each checks whether the command ran
+// and what the model was told.
+
+// claudeSession is one project of the person's, with Claude Code set up
+// to ask ask-confirm with hookArgs, and a model that proposes to create a
+// marker file there.
+type claudeSession struct {
+	h       *e2e.Harness
+	model   *agenttest.Model
+	home    string
+	project string
+	marker  string
+	title   string
+}
+
+func newClaudeSession(t *testing.T, name, event string, hookArgs ...string) *claudeSession {
+	h := e2e.NewRealHarness(t)
+	s := &claudeSession{h: h, home: filepath.Join(h.Dir, "home")}
+	project := h.Title(name)
+	s.project = filepath.Join(h.Dir, "src", project)
+	e2e.Must(t, os.MkdirAll(s.project, 0o700))
+	s.marker = filepath.Join(s.project, "ran")
+	s.model = agenttest.NewModel(t, "touch "+s.marker)
+	s.title = "Claude Code: Bash in " + project
+	command := strings.Join(append([]string{h.Exe, "hook", "claude-code"}, hookArgs...), " ")
+	agenttest.Settings(t, s.home, map[string]any{event: []any{map[string]any{
+		"matcher": "Bash",
+		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": 120, "onFailure": "block"}},
+	}}})
+	return s
+}
+
+func (s *claudeSession) start(args ...string) *agenttest.ClaudeRun {
+	return agenttest.StartClaude(s.h.T, s.model, s.home, s.project, s.h.Env, args...)
+}
+
+func (s *claudeSession) ran() bool {
+	_, err := os.Stat(s.marker)
+	return err == nil
+}
+
+// told returns what the model was told of its command.
+func (s *claudeSession) told() string { return strings.Join(s.model.ToolResults(), "\n") }
+
+// log records what a run ended as and what the model was told.
+func (s *claudeSession) log(what string, res agenttest.Result) {
+	s.h.T.Logf("%s: stop %q, error %v, ran %v; the model was told %q", what, res.StopReason, res.IsError, s.ran(), s.told())
+}
+
+// claudeEvents are the hook events Claude Code takes a decision from.
+var claudeEvents = []string{"PreToolUse", "PermissionRequest"}
+
+func TestClaudeCodeAllow(t *testing.T) {
+	for _, event := range claudeEvents {
+		t.Run(event, func(t *testing.T) {
+			s := newClaudeSession(t, "CC-allow", event, "--wait", "1m")
+			r := s.start("Create the marker.")
+			s.h.Click(s.title, "approve")
+			res := r.Wait(t)
+			s.log("Allow", res)
+			if !s.ran() || res.IsError {
+				t.Fatalf("after Allow: ran %v, result %+v, model told %q", s.ran(), res, s.told())
+			}
+		})
+	}
+}
+
+func TestClaudeCodeDeny(t *testing.T) {
+	for _, event := range claudeEvents {
+		t.Run(event, func(t *testing.T) {
+			s := newClaudeSession(t, "CC-deny", event, "--wait", "1m")
+			r := s.start("Create the marker.")
+			s.h.Click(s.title, "cancel")
+			s.log("Deny", r.Wait(t))
+			if s.ran() || !strings.Contains(s.told(), "denied in the ask-confirm dialog") {
+				t.Fatalf("after Deny: ran %v, model told %q", s.ran(), s.told())
+			}
+		})
+	}
+}
+
+// In claude -p nobody can answer Claude Code's own prompt: a question
+// nobody answered within --wait is handed back, and becomes a denial; the
+// dialog is gone.
+func TestClaudeCodeNobodyAnswers(t *testing.T) {
+	for _, event := range claudeEvents {
+		t.Run(event, func(t *testing.T) {
+			s := newClaudeSession(t, "CC-nobody", event, "--wait", "3s")
+			r := s.start("Create the marker.")
+			s.h.WaitWindow(s.title)
+			s.log("nobody answered", r.Wait(t))
+			s.h.WaitNoWindow(s.title, 30*time.Second)
+			if s.ran() || s.told() == "" {
+				t.Fatalf("nobody answered: ran %v, model told %q", s.ran(), s.told())
+			}
+		})
+	}
+}
+
+// With --defer, the headless session stops at the call, deferred, while
+// the dialog stays up; the person allows; claude -p --resume runs the
+// command without a second dialog.
+func TestClaudeCodeDeferThenResume(t *testing.T) {
+	s := newClaudeSession(t, "CC-defer", "PreToolUse", "--wait", "3s", "--defer", "1h")
+	res := s.start("Create the marker.").Wait(t)
+	s.log("deferred", res)
+	if s.ran() || res.StopReason != "tool_deferred" || res.SessionID == "" {
+		t.Fatalf("an unanswered deferring call: ran %v, result %+v", s.ran(), res)
+	}
+	s.h.WaitStable(s.h.WaitWindow(s.title)) // still asking
+	s.h.Click(s.title, "approve")
+	s.h.WaitNoWindow(s.title, 30*time.Second)
+	s.h.WaitAnswered()
+	res = s.start("--resume", res.SessionID).Wait(t)
+	s.log("resumed", res)
+	if !s.ran() || res.IsError {
+		t.Fatalf("the resumed session: ran %v, result %+v, model told %q", s.ran(), res, s.told())
+	}
+	if n := s.h.DialogsRequested(); n != 1 {
+		t.Fatalf("%d dialogs were requested, want 1", n)
+	}
+}

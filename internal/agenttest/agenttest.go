@@ -1,0 +1,239 @@
+// Package agenttest runs the real agent hosts from npm for the hook's
+// tests, against a scripted model server of this project's own on
+// 127.0.0.1 that proposes one shell command and then finishes. Nothing the
+// agents send may leave 127.0.0.1: every other address goes to a proxy on
+// a closed port.
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Claude returns the Claude Code program that scripts/test installed from
+// scripts/agents/package-lock.json (ASK_CONFIRM_CLAUDE). Without one the
+// test fails when ASK_CONFIRM_E2E=require, as scripts/test sets, and skips
+// otherwise.
+func Claude(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ASK_CONFIRM_CLAUDE"); p != "" {
+		return p
+	}
+	msg := "the agent tests need Claude Code from npm in ASK_CONFIRM_CLAUDE; scripts/test installs it from scripts/agents/package-lock.json"
+	if os.Getenv("ASK_CONFIRM_E2E") == "require" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Model is a scripted Anthropic Messages server: to a conversation that
+// has no tool result yet it answers with one Bash tool call of Command;
+// to one that has, with the text "done". It keeps the tool results it was
+// sent: what the model was told.
+type Model struct {
+	URL     string
+	Command string
+	mu      sync.Mutex
+	results []string
+}
+
+// NewModel starts a model server on 127.0.0.1 that proposes command. It
+// stops with the test.
+func NewModel(t *testing.T, command string) *Model {
+	t.Helper()
+	m := &Model{Command: command}
+	s := httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(s.Close)
+	m.URL = s.URL
+	return m
+}
+
+// ToolResults returns the tool results the agent sent, in order: the
+// command's output, or why it did not run.
+func (m *Model) ToolResults() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.results...)
+}
+
+func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.HasSuffix(r.URL.Path, "/count_tokens") {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"input_tokens": 10}`)
+		return
+	}
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	result, answered := "", false
+	if n := len(req.Messages); n > 0 {
+		result, answered = toolResult(req.Messages[n-1].Content)
+	}
+	if answered {
+		m.mu.Lock()
+		m.results = append(m.results, result)
+		m.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	m.event(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
+		"stop_reason": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1}}})
+	if answered || len(req.Tools) == 0 {
+		m.block(w, map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": "done"})
+		m.stop(w, "end_turn")
+		return
+	}
+	input, _ := json.Marshal(map[string]string{"command": m.Command, "description": "Run the command the test proposes"})
+	m.block(w, map[string]any{"type": "tool_use", "id": "toolu_test", "name": "Bash", "input": map[string]any{}},
+		map[string]any{"type": "input_json_delta", "partial_json": string(input)})
+	m.stop(w, "tool_use")
+}
+
+// toolResult returns the text of a tool_result in a message's content.
+func toolResult(content json.RawMessage) (string, bool) {
+	var blocks []struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return "", false
+	}
+	for _, b := range blocks {
+		if b.Type != "tool_result" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(b.Content, &s) == nil {
+			return s, true
+		}
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(b.Content, &parts)
+		var texts []string
+		for _, p := range parts {
+			texts = append(texts, p.Text)
+		}
+		return strings.Join(texts, "\n"), true
+	}
+	return "", false
+}
+
+func (m *Model) event(w http.ResponseWriter, name string, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (m *Model) block(w http.ResponseWriter, start, delta map[string]any) {
+	m.event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
+	m.event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
+	m.event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+}
+
+func (m *Model) stop(w http.ResponseWriter, reason string) {
+	m.event(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason}, "usage": map[string]any{"output_tokens": 1}})
+	m.event(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+// closedPort returns an address on 127.0.0.1 that refuses connections.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// ClaudeRun is one run of claude -p in a home of its own.
+type ClaudeRun struct {
+	Cmd    *exec.Cmd
+	Stdout strings.Builder
+	Stderr strings.Builder
+	Done   chan struct{}
+	Err    error
+}
+
+// Result is what claude -p --output-format json printed last.
+type Result struct {
+	SessionID  string `json:"session_id"`
+	StopReason string `json:"stop_reason"`
+	Subtype    string `json:"subtype"`
+	IsError    bool   `json:"is_error"`
+	Result     string `json:"result"`
+}
+
+// Settings writes Claude Code's user settings with hooks (the value of
+// "hooks") into home.
+func Settings(t *testing.T, home string, hooks any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"hooks": hooks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// StartClaude runs claude -p with args in dir, with home as its HOME,
+// env added to its environment, and the model server m as its only
+// reachable address.
+func StartClaude(t *testing.T, m *Model, home, dir string, env []string, args ...string) *ClaudeRun {
+	t.Helper()
+	proxy := "http://" + closedPort(t)
+	c := exec.Command(Claude(t), append([]string{"-p", "--output-format", "json"}, args...)...)
+	c.Dir = dir
+	c.Env = append(env, "HOME="+home,
+		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_AUTH_TOKEN=test-token", "ANTHROPIC_MODEL=claude-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+		"HTTPS_PROXY="+proxy, "HTTP_PROXY="+proxy, "https_proxy="+proxy, "http_proxy="+proxy,
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	r := &ClaudeRun{Cmd: c, Done: make(chan struct{})}
+	c.Stdout, c.Stderr = &r.Stdout, &r.Stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); <-r.Done })
+	go func() { r.Err = c.Wait(); close(r.Done) }()
+	return r
+}
+
+// Wait waits for the run to end and returns its last JSON result.
+func (r *ClaudeRun) Wait(t *testing.T) Result {
+	t.Helper()
+	<-r.Done
+	out := strings.TrimSpace(r.Stdout.String())
+	var res Result
+	if i := strings.LastIndex(out, "\n{"); i >= 0 {
+		out = out[i+1:]
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("claude -p printed no result (%v): %s\nstderr: %s", r.Err, r.Stdout.String(), r.Stderr.String())
+	}
+	return res
+}
