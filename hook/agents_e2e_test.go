@@ -49,7 +49,7 @@ func newClaudeSession(t *testing.T, name, event string, hookArgs ...string) *cla
 	return s
 }
 
-func (s *claudeSession) start(args ...string) *agenttest.ClaudeRun {
+func (s *claudeSession) start(args ...string) *agenttest.Run {
 	return agenttest.StartClaude(s.h.T, s.model, s.home, s.project, s.h.Env, args...)
 }
 
@@ -138,4 +138,58 @@ func TestClaudeCodeDeferThenResume(t *testing.T) {
 	if n := s.h.DialogsRequested(); n != 1 {
 		t.Fatalf("%d dialogs were requested, want 1", n)
 	}
+}
+
+// geminiSession is claudeSession for Gemini CLI (gemini -p), with
+// ask-confirm hook gemini as its BeforeTool hook for run_shell_command.
+func newGeminiSession(t *testing.T, name string, hookArgs ...string) *claudeSession {
+	h := e2e.NewRealHarness(t)
+	s := &claudeSession{h: h, home: filepath.Join(h.Dir, "home")}
+	project := h.Title(name)
+	s.project = filepath.Join(h.Dir, "src", project)
+	e2e.Must(t, os.MkdirAll(s.project, 0o700))
+	s.marker = filepath.Join(s.project, "ran")
+	s.model = agenttest.NewGeminiModel(t, "touch "+s.marker)
+	s.title = "Gemini CLI: run_shell_command in " + project
+	command := strings.Join(append([]string{h.Exe, "hook", "gemini"}, hookArgs...), " ")
+	agenttest.GeminiSettings(t, s.home, map[string]any{"BeforeTool": []any{map[string]any{
+		"matcher": "run_shell_command",
+		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": 120000}},
+	}}})
+	return s
+}
+
+func (s *claudeSession) startGemini() *agenttest.Run {
+	return agenttest.StartGemini(s.h.T, s.model, s.home, s.project, s.h.Env, "Create the marker.")
+}
+
+func TestGeminiCLI(t *testing.T) {
+	t.Run("Allow", func(t *testing.T) {
+		s := newGeminiSession(t, "GC-allow", "--wait", "1m")
+		r := s.startGemini()
+		s.h.Click(s.title, "approve")
+		s.log("Allow", r.Wait(t))
+		if !s.ran() {
+			t.Fatalf("after Allow the command did not run; the model was told %q", s.told())
+		}
+	})
+	t.Run("Deny", func(t *testing.T) {
+		s := newGeminiSession(t, "GC-deny", "--wait", "1m")
+		r := s.startGemini()
+		s.h.Click(s.title, "cancel")
+		s.log("Deny", r.Wait(t))
+		if s.ran() || !strings.Contains(s.told(), "denied in the ask-confirm dialog") {
+			t.Fatalf("after Deny: ran %v, the model was told %q", s.ran(), s.told())
+		}
+	})
+	t.Run("nobody answers", func(t *testing.T) {
+		s := newGeminiSession(t, "GC-nobody", "--wait", "3s")
+		r := s.startGemini()
+		s.h.WaitWindow(s.title)
+		s.log("nobody answered", r.Wait(t))
+		s.h.WaitNoWindow(s.title, 30*time.Second)
+		if s.ran() || !strings.Contains(s.told(), "nobody answered the dialog within 3s") {
+			t.Fatalf("nobody answered: ran %v, the model was told %q", s.ran(), s.told())
+		}
+	})
 }

@@ -585,8 +585,12 @@ func readResponse(t *testing.T, p Payload, stdout []byte) (verdict, reason strin
 		switch {
 		case (o.Decision == "allow" || o.Decision == "deny") && o.Reason != nil && o.SystemMessage == nil:
 			return o.Decision, *o.Reason
-		case o.Decision == "ask" && o.Reason == nil && o.SystemMessage != nil:
-			return "back", *o.SystemMessage
+		case o.Decision == "deny" && o.Reason != nil && o.SystemMessage != nil && *o.Reason == *o.SystemMessage:
+			// A question nobody answered is denied too, saying so: ask
+			// would wait forever in gemini -p.
+			if back, ok := strings.CutSuffix(*o.Reason, notRunAskAgain); ok {
+				return "back", back
+			}
 		}
 		t.Fatalf("Gemini CLI output %s", stdout)
 	case "cursor":
@@ -602,7 +606,7 @@ func readResponse(t *testing.T, p Payload, stdout []byte) (verdict, reason strin
 		case o.Permission == "deny" && o.UserMessage != nil && o.AgentMessage != nil && *o.UserMessage == *o.AgentMessage:
 			// A question nobody answered is denied too, saying so: Cursor
 			// leaves ask undefined for these events.
-			if back, ok := strings.CutSuffix(*o.AgentMessage, cursorNotRun); ok {
+			if back, ok := strings.CutSuffix(*o.AgentMessage, notRunAskAgain); ok {
 				return "back", back
 			}
 			return "deny", *o.AgentMessage

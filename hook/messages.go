@@ -57,8 +57,9 @@ const (
 	handBackExpired      = "nobody answered the dialog before it timed out"
 	handBackReplaced     = "the dialog was replaced by a newer one for the same call"
 	handBackUnknown      = "the dialog gave no answer"
-	// cursorNotRun ends a hand-back to Cursor, which is a deny.
-	cursorNotRun = "; it was not run, and proposing it again asks again"
+	// notRunAskAgain ends a hand-back to Gemini CLI or Cursor, which is a
+	// deny.
+	notRunAskAgain = "; it was not run, and proposing it again asks again"
 )
 
 // Why an input was refused. Each follows "malformed hook input: " or

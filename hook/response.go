@@ -118,6 +118,9 @@ type geminiAnswer struct {
 	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
+// geminiOutput never answers ask: in gemini -p, which cannot show Gemini
+// CLI's own confirmation, ask waits for it forever (measured with 0.61.0),
+// so a question nobody answered is denied, saying so.
 func geminiOutput(v verdict, reason string) geminiAnswer {
 	switch v {
 	case allow:
@@ -125,7 +128,8 @@ func geminiOutput(v verdict, reason string) geminiAnswer {
 	case deny:
 		return geminiAnswer{Decision: "deny", Reason: reason}
 	}
-	return geminiAnswer{Decision: "ask", SystemMessage: reason}
+	reason += notRunAskAgain
+	return geminiAnswer{Decision: "deny", Reason: reason, SystemMessage: reason}
 }
 
 // cursorAnswer is Cursor's beforeShellExecution and beforeMCPExecution
@@ -146,7 +150,7 @@ func cursorOutput(v verdict, reason string) cursorAnswer {
 	case deny:
 		return cursorAnswer{Permission: "deny", UserMessage: reason, AgentMessage: reason}
 	}
-	reason += cursorNotRun
+	reason += notRunAskAgain
 	return cursorAnswer{Permission: "deny", UserMessage: reason, AgentMessage: reason}
 }
 

@@ -55,8 +55,8 @@ at_exit() {
   trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd" || true; done' EXIT
 }
 
-# need_agents exports ASK_CONFIRM_CLAUDE, the real Claude Code that the
-# hook's agent tests run, installed with npm ci into a cache directory on
+# need_agents exports ASK_CONFIRM_CLAUDE and ASK_CONFIRM_GEMINI, the real
+# Claude Code and Gemini CLI that the hook's agent tests run, installed with npm ci into a cache directory on
 # first use, every package at the version scripts/agents/package-lock.json
 # pins (the cache is named by the lockfile's hash, so a changed lockfile
 # installs afresh). Without node and npm, or when npm ci fails twice, it
@@ -72,7 +72,7 @@ need_agents() {
   done
   hash=$(cat "$lockdir/package.json" "$lockdir/package-lock.json" | sha256sum | cut -c1-12)
   cache=${ASK_CONFIRM_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ask-confirm-dev/agents-$hash}
-  if ! "$cache/node_modules/.bin/claude" --version >/dev/null 2>&1; then
+  if ! "$cache/node_modules/.bin/claude" --version >/dev/null 2>&1 || ! "$cache/node_modules/.bin/gemini" --version >/dev/null 2>&1; then
     echo "$(basename "$0"): installing the agent hosts from scripts/agents/package-lock.json into $cache"
     mkdir -p "$cache"
     cp "$lockdir/package.json" "$lockdir/package-lock.json" "$cache/"
@@ -89,7 +89,8 @@ need_agents() {
     fi
   fi
   ASK_CONFIRM_CLAUDE=$cache/node_modules/.bin/claude
-  export ASK_CONFIRM_CLAUDE
+  ASK_CONFIRM_GEMINI=$cache/node_modules/.bin/gemini
+  export ASK_CONFIRM_CLAUDE ASK_CONFIRM_GEMINI
 }
 
 # need_ntfy exports ASK_CONFIRM_NTFY, the ntfy server (v2.13) that the

@@ -166,8 +166,8 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// ClaudeRun is one run of claude -p in a home of its own.
-type ClaudeRun struct {
+// Run is one run of an agent in a home of its own.
+type Run struct {
 	Cmd    *exec.Cmd
 	Stdout strings.Builder
 	Stderr strings.Builder
@@ -200,20 +200,18 @@ func Settings(t *testing.T, home string, hooks any) {
 	}
 }
 
-// StartClaude runs claude -p with args in dir, with home as its HOME,
-// env added to its environment, and the model server m as its only
-// reachable address.
-func StartClaude(t *testing.T, m *Model, home, dir string, env []string, args ...string) *ClaudeRun {
-	t.Helper()
+// offline is the environment that sends every address but 127.0.0.1 to
+// a proxy on a closed port.
+func offline(t *testing.T) []string {
 	proxy := "http://" + closedPort(t)
-	c := exec.Command(Claude(t), append([]string{"-p", "--output-format", "json"}, args...)...)
-	c.Dir = dir
-	c.Env = append(env, "HOME="+home,
-		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_AUTH_TOKEN=test-token", "ANTHROPIC_MODEL=claude-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-		"HTTPS_PROXY="+proxy, "HTTP_PROXY="+proxy, "https_proxy="+proxy, "http_proxy="+proxy,
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
-	r := &ClaudeRun{Cmd: c, Done: make(chan struct{})}
+	return []string{"HTTPS_PROXY=" + proxy, "HTTP_PROXY=" + proxy, "https_proxy=" + proxy, "http_proxy=" + proxy,
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+}
+
+// start starts c, keeping its output, and stops it with the test.
+func start(t *testing.T, c *exec.Cmd) *Run {
+	t.Helper()
+	r := &Run{Cmd: c, Done: make(chan struct{})}
 	c.Stdout, c.Stderr = &r.Stdout, &r.Stderr
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -223,13 +221,28 @@ func StartClaude(t *testing.T, m *Model, home, dir string, env []string, args ..
 	return r
 }
 
-// Wait waits for the run to end and returns its last JSON result.
-func (r *ClaudeRun) Wait(t *testing.T) Result {
+// StartClaude runs claude -p with args in dir, with home as its HOME,
+// env added to its environment, and the model server m as its only
+// reachable address.
+func StartClaude(t *testing.T, m *Model, home, dir string, env []string, args ...string) *Run {
+	t.Helper()
+	c := exec.Command(Claude(t), append([]string{"-p", "--output-format", "json"}, args...)...)
+	c.Dir = dir
+	c.Env = append(append(env, "HOME="+home,
+		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_AUTH_TOKEN=test-token", "ANTHROPIC_MODEL=claude-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1"),
+		offline(t)...)
+	return start(t, c)
+}
+
+// Wait waits for the run to end and returns what it printed last as
+// JSON (claude -p's result; Gemini CLI's has only SessionID).
+func (r *Run) Wait(t *testing.T) Result {
 	t.Helper()
 	<-r.Done
 	out := strings.TrimSpace(r.Stdout.String())
 	var res Result
-	if i := strings.LastIndex(out, "\n{"); i >= 0 {
+	if i := strings.LastIndex(out, "\n{"); i >= 0 && !strings.HasPrefix(out, "{") {
 		out = out[i+1:]
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {

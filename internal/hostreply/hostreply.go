@@ -30,9 +30,9 @@ type output struct {
 	SystemMessage string `json:"systemMessage"`
 }
 
-// cursorNotRun ends what ask-confirm tells Cursor of a question nobody
-// answered.
-const cursorNotRun = "; it was not run, and proposing it again asks again"
+// notRunAskAgain ends what ask-confirm tells Gemini CLI and Cursor of a
+// question nobody answered.
+const notRunAskAgain = "; it was not run, and proposing it again asks again"
 
 // Verdict reads a hook's exit code and stdout as its host does: allow,
 // deny or back (the host asks its own way), and the reason given. It fails
@@ -51,8 +51,13 @@ func Verdict(t testing.TB, code int, stdout, stderr string) (verdict, reason str
 	}
 	s := o.HookSpecificOutput
 	switch {
-	case o.Decision == "ask" && o.SystemMessage != "":
-		return "back", o.SystemMessage
+	case o.Decision == "deny" && o.SystemMessage != "" && o.SystemMessage == o.Reason:
+		// ask-confirm denies to Gemini CLI a question nobody answered,
+		// saying so (ask waits forever in gemini -p).
+		if back, ok := strings.CutSuffix(o.Reason, notRunAskAgain); ok {
+			return "back", back
+		}
+		return "deny", o.Reason
 	case o.Decision == "allow" || o.Decision == "deny":
 		return o.Decision, o.Reason
 	case o.Permission == "allow":
@@ -60,7 +65,7 @@ func Verdict(t testing.TB, code int, stdout, stderr string) (verdict, reason str
 	case o.Permission == "deny" && o.UserMessage == o.AgentMessage:
 		// ask-confirm denies to Cursor a question nobody answered, saying
 		// so (Cursor leaves ask undefined for its shell and MCP hooks).
-		if back, ok := strings.CutSuffix(o.AgentMessage, cursorNotRun); ok {
+		if back, ok := strings.CutSuffix(o.AgentMessage, notRunAskAgain); ok {
 			return "back", back
 		}
 		return "deny", o.AgentMessage
