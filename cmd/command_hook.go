@@ -85,10 +85,18 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	if err := s.Validate(); err != nil {
 		return a.hookUsage(err.Error(), hintHookFlags)
 	}
+	s.Unattended = claudeUnattended(a.getenv)
 	p, err := readHookInput(h, stdin)
 	if err != nil {
-		// No decision: both hosts show the error and ask their own way.
 		a.out.error(fmt.Sprintf(msgHookInput, h.Name, err))
+		if resp, ok := hook.Refuse(h, err); ok {
+			// A host that would let the call through on exit 1 is told
+			// no, in its own words.
+			a.stdout.Write(resp.Stdout)
+			return &exitError{resp.Code}
+		}
+		// No decision: Claude Code and Codex show the error and ask
+		// their own way.
 		return &exitError{hook.ExitNoDecision}
 	}
 	// A host that stops its hook (the person answered the host's own
@@ -127,25 +135,44 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	return &exitError{resp.Code}
 }
 
+// claudeUnattended reports whether Claude Code runs its hook with nobody
+// at its own prompt (claude -p): CLAUDE_CODE_SESSION_ATTENDED=0 (2.1.328),
+// or, where a version does not set it, CLAUDE_CODE_ENTRYPOINT=sdk-cli.
+func claudeUnattended(getenv func(string) string) bool {
+	if v := getenv("CLAUDE_CODE_SESSION_ATTENDED"); v != "" {
+		return v == "0"
+	}
+	return getenv("CLAUDE_CODE_ENTRYPOINT") == "sdk-cli"
+}
+
 // transcriptPoll is how often the hook reads what its host's transcript
-// grew by.
-const transcriptPoll = 250 * time.Millisecond
+// grew by, and transcriptTail the most it reads at once: at first, the
+// end of the file.
+const (
+	transcriptPoll = 250 * time.Millisecond
+	transcriptTail = 8 << 20
+)
 
 // followTranscript reads w's transcript as it grows until the call ends
 // there (answered is called) or ctx ends. A transcript that cannot be read
-// is read again at the next poll; one that shrank is read from its start.
+// is read again at the next poll.
 func followTranscript(ctx context.Context, w *hook.TranscriptWatch, answered func()) {
-	var off int64
+	off := int64(-1)
 	tick := time.NewTicker(transcriptPoll)
 	defer tick.Stop()
 	for {
 		if f, err := os.Open(w.Path); err == nil {
-			if fi, err := f.Stat(); err == nil && fi.Size() < off {
-				off = 0
+			if fi, err := f.Stat(); err == nil && off < 0 {
+				// The call was proposed lately: its tool_use is near the
+				// end of a long session's transcript.
+				off = max(0, fi.Size()-transcriptTail)
+				if off > 0 {
+					w.StartMidway()
+				}
 			}
-			b, _ := io.ReadAll(io.NewSectionReader(f, off, 1<<62))
+			b, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, max(off, 0), 1<<62), transcriptTail))
 			f.Close()
-			off += int64(len(b))
+			off = max(off, 0) + int64(len(b))
 			if w.Feed(b) {
 				answered()
 				return

@@ -37,6 +37,10 @@ func (a *app) checkCodexHooks() ([]codexHookCheck, error) {
 		}
 		home = filepath.Join(h, ".codex")
 	}
+	// Codex names the files of its trust keys by their absolute path.
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
 	configPath, hooksPath := filepath.Join(home, "config.toml"), filepath.Join(home, "hooks.json")
 	config, err := readIfPresent(configPath)
 	if err != nil {

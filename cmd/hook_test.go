@@ -374,3 +374,30 @@ func TestHookHelp(t *testing.T) {
 		t.Errorf("ask-confirm --help does not list hook:\n%s", r.stdout)
 	}
 }
+
+// Gemini CLI reads a hook's exit 1 with nothing on stdout as an allow, and
+// Cursor fails open: to them, input that cannot be read is a deny, on
+// stdout, saying why, with exit 0.
+func TestHookRefusesInputToHostsThatFailOpen(t *testing.T) {
+	for _, c := range []struct {
+		host, field string
+		stdin       []byte
+	}{
+		{"gemini", `"decision":"deny"`, []byte("tool_name=run_shell_command\n")},
+		{"gemini", `"decision":"deny"`, []byte(`{"hook_event_name":"AfterTool","cwd":"/w"}`)},
+		{"cursor", `"permission":"deny"`, []byte(`{"hook_event_name":"beforeShellExecution","workspace_roots":["/w"]}`)},
+		{"cursor", `"permission":"deny"`, nil},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			f := newCLIFixture(t)
+			r := f.runHook(c.stdin, c.host)
+			f.expectCode(r, lifecycle.ExitApproved)
+			if !strings.Contains(r.stdout, c.field) || !strings.Contains(r.stdout, "it was not run") || strings.Contains(r.stdout, "allow") {
+				t.Errorf("stdout %q, want a deny saying why", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "ask-confirm: error: hook ") || f.spawnCount() != 0 {
+				t.Errorf("stderr %q, holders %d", r.stderr, f.spawnCount())
+			}
+		})
+	}
+}

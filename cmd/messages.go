@@ -74,7 +74,7 @@ const (
 	msgRemoteSetupHint    = "run 'ask-confirm remote setup --help'"
 
 	msgDoctorNoRemote        = "not set up (ask-confirm remote setup)"
-	msgDoctorCodexOK         = "%s: trusted (Codex runs it until it changes; then approve it again with /hooks)"
+	msgDoctorCodexOK         = "%s: approved once in Codex (Codex runs it until it changes; then approve it again with /hooks)"
 	msgDoctorCodexUntrusted  = "not trusted yet: Codex skips it, without a word in codex exec, until you approve it in its Hooks need review screen or with /hooks"
 	msgDoctorCodexDisabled   = "turned off in Codex (enabled = false, or [features] hooks = false)"
 	msgDoctorCodexTimeout    = "Codex's timeout (%d s) is not above the hook's --wait (%s): Codex kills the hook first, and shows its own prompt"

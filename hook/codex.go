@@ -1,8 +1,10 @@
 package hook
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,12 +55,13 @@ type codexHandler struct {
 	Type    string `toml:"type" json:"type"`
 	Command string `toml:"command" json:"command"`
 	Timeout *int64 `toml:"timeout" json:"timeout"`
+	// TimeoutSec is the older name Codex still accepts for timeout.
+	TimeoutSec *int64 `toml:"timeoutSec" json:"timeoutSec"`
 }
 
-type codexState struct {
-	Enabled     *bool  `toml:"enabled" json:"enabled"`
-	TrustedHash string `toml:"trusted_hash" json:"trusted_hash"`
-}
+// codexState is one entry of [hooks.state], read loosely: Codex skips an
+// entry it cannot read, and so does this.
+type codexState = map[string]any
 
 // CodexConfig reads Codex's user configuration (config.toml, at
 // configPath) and, where hooksPath names one, its hooks.json, and returns
@@ -107,13 +110,16 @@ func (h codexHooks) declared(file string, state map[string]codexState, off bool)
 				key := fmt.Sprintf("%s:%s:%d:%d", file, codexEventLabels[ev.name], gi, hi)
 				st := state[key]
 				timeout := codexDefaultTimeout
-				if hd.Timeout != nil {
-					timeout = time.Duration(max(*hd.Timeout, 1)) * time.Second
+				if t := cmp.Or(hd.Timeout, hd.TimeoutSec); t != nil {
+					// Clamped: a timeout of centuries is as good as none.
+					timeout = time.Duration(min(max(*t, 1), 1<<30)) * time.Second
 				}
+				hash, _ := st["trusted_hash"].(string)
+				enabled, isBool := st["enabled"].(bool)
 				found = append(found, CodexHook{
 					File: file, Key: key, Event: ev.name, Command: hd.Command, Timeout: timeout,
-					Trusted:  st.TrustedHash != "",
-					Disabled: off || (st.Enabled != nil && !*st.Enabled),
+					Trusted:  hash != "",
+					Disabled: off || (isBool && !enabled),
 				})
 			}
 		}
@@ -121,8 +127,14 @@ func (h codexHooks) declared(file string, state map[string]codexState, off bool)
 	return found
 }
 
-// isOurCodexHook reports whether hd runs ask-confirm hook codex.
+// isOurCodexHook reports whether hd runs ask-confirm hook codex: a
+// command whose words include ask-confirm (or a path ending in it), hook
+// and codex, whatever flags stand between.
 func isOurCodexHook(hd codexHandler) bool {
-	return (hd.Type == "" || hd.Type == "command") && strings.Contains(hd.Command, "ask-confirm") &&
-		strings.Contains(hd.Command, "hook codex")
+	if hd.Type != "" && hd.Type != "command" {
+		return false
+	}
+	words := strings.Fields(hd.Command)
+	i := slices.IndexFunc(words, func(w string) bool { return w == "ask-confirm" || strings.HasSuffix(w, "/ask-confirm") })
+	return i >= 0 && slices.Contains(words[i+1:], "hook") && slices.Contains(words[i+1:], "codex")
 }

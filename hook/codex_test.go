@@ -27,7 +27,8 @@ timeout = 360
 matcher = "Bash"
 [[hooks.PreToolUse.hooks]]
 type = "command"
-command = "ask-confirm hook codex"
+command = "/usr/local/bin/ask-confirm hook --wait 4m codex"
+timeoutSec = 30
 
 [hooks.state."/home/dana/.codex/config.toml:permission_request:0:1"]
 trusted_hash = "sha256:0f3c"
@@ -38,6 +39,9 @@ trusted_hash = "sha256:aa11"
 [hooks.state."/home/dana/.codex/hooks.json:permission_request:0:0"]
 trusted_hash = "sha256:bb22"
 enabled = false
+
+[hooks.state."/home/dana/.codex/config.toml:pre_tool_use:7:0"]
+enabled = "no"
 `
 	const hooksJSON = `{"hooks": {"PermissionRequest": [{"matcher": ".*", "hooks": [{"type": "command", "command": "ask-confirm hook codex"}]}]}}`
 	got, err := CodexConfig("/home/dana/.codex/config.toml", []byte(config), "/home/dana/.codex/hooks.json", []byte(hooksJSON))
@@ -48,7 +52,7 @@ enabled = false
 		{File: "/home/dana/.codex/config.toml", Key: "/home/dana/.codex/config.toml:permission_request:0:1", Event: EventPermissionRequest,
 			Command: "ask-confirm hook codex --wait 5m", Timeout: 360 * time.Second, Trusted: true},
 		{File: "/home/dana/.codex/config.toml", Key: "/home/dana/.codex/config.toml:pre_tool_use:0:0", Event: EventPreToolUse,
-			Command: "ask-confirm hook codex", Timeout: 600 * time.Second},
+			Command: "/usr/local/bin/ask-confirm hook --wait 4m codex", Timeout: 30 * time.Second},
 		{File: "/home/dana/.codex/hooks.json", Key: "/home/dana/.codex/hooks.json:permission_request:0:0", Event: EventPermissionRequest,
 			Command: "ask-confirm hook codex", Timeout: 600 * time.Second, Trusted: true, Disabled: true},
 	}

@@ -146,6 +146,8 @@ func TestRealDialogHookDeferThenResume(t *testing.T) {
 	if hh.Event != "PreToolUse" {
 		t.Fatalf("RealHookHosts[1] is %s, not Claude Code's PreToolUse", hh.Name)
 	}
+	// As Claude Code runs its hooks in claude -p.
+	h.Env = append(h.Env, "CLAUDE_CODE_SESSION_ATTENDED=0")
 	c := e2e.NewHookCall(h, hh, "HK-defer", "terraform apply -auto-approve")
 	o := c.Start(h, "--wait", "2s", "--defer", "1h").Wait(60 * time.Second)
 	if v, reason := c.Verdict(t, o); v != "defer" || !strings.Contains(reason, "claude -p --resume") {

@@ -73,6 +73,30 @@ func bash(cwd, command string) map[string]any {
 
 var keyPattern = regexp.MustCompile(`^(claude-code|codex|gemini|cursor) (\S+) ([0-9a-f]{32})$`)
 
+// A Cursor MCP tool is never taken for the shell or a file tool, and its
+// server is never taken from its arguments.
+func TestCursorMCPToolIsNoOtherTool(t *testing.T) {
+	shell, err := parseAs(t, "cursor", map[string]any{"hook_event_name": EventBeforeShell, "workspace_roots": []string{"/w"}, "command": "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcp, err := parseAs(t, "cursor", map[string]any{"hook_event_name": EventBeforeMCP, "workspace_roots": []string{"/w"},
+		"tool_name": "Shell", "tool_input": `{"command":"ls","server_url":"https://forged.example"}`, "url": "https://mcp.example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mcp.Request(home).Key == shell.Request(home).Key || strings.HasPrefix(mcp.Request(home).Message, "Run this command?") {
+		t.Fatalf("an MCP tool named Shell passes for the shell: %q", mcp.Request(home).Message)
+	}
+	if !strings.Contains(mcp.Request(home).Message, `"server_url":"https://mcp.example.org"`) {
+		t.Fatalf("the server is not the one Cursor named: %q", mcp.Request(home).Message)
+	}
+	if _, err := parseAs(t, "cursor", map[string]any{"hook_event_name": EventBeforeMCP, "workspace_roots": []string{"/w"},
+		"tool_name": "x", "tool_input": `{"a":1} {"b":2}`}); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("two objects as tool_input: %v", err)
+	}
+}
+
 func TestRequestOfEachPayload(t *testing.T) {
 	cases := []struct {
 		file    string
@@ -121,11 +145,11 @@ func TestRequestOfEachPayload(t *testing.T) {
 		{"cursor/beforeshellexecution.json", "Cursor: Shell in app",
 			[]string{"Run this command?\n\ndocker compose down --volumes", "Asked by Cursor in ~/src/app"},
 			"Shell", "/home/dana/src/app"},
-		{"cursor/beforemcpexecution.json", "Cursor: execute_sql in app",
-			[]string{`Use the tool "execute_sql"?` + "\n\n",
-				`{"database":"app_prod","mcp_server_url":"https://mcp.example.org/postgres","sql":"DROP TABLE audit_log"}`,
+		{"cursor/beforemcpexecution.json", "Cursor: mcp:execute_sql in app",
+			[]string{`Use the tool "mcp:execute_sql"?` + "\n\n",
+				`{"arguments":{"database":"app_prod","sql":"DROP TABLE audit_log"},"server_url":"https://mcp.example.org/postgres"}`,
 				"Asked by Cursor in ~/src/app"},
-			"execute_sql", "/home/dana/src/app"},
+			"mcp:execute_sql", "/home/dana/src/app"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -673,6 +697,11 @@ func TestDefer(t *testing.T) {
 	s := DefaultSettings()
 	s.Wait, s.Defer = 2*time.Minute, time.Hour
 	pre := load(t, "claude-code/pretooluse-bash.json")
+	// An attended session ignores defer: the hook withdraws, as ever.
+	if c := pre.Call(home, s); !c.Withdraw {
+		t.Fatal("--defer deferred in an attended session")
+	}
+	s.Unattended = true
 	c := pre.Call(home, s)
 	if c.Withdraw || c.Timeout != time.Hour+2*time.Minute {
 		t.Fatalf("a deferring PreToolUse call: withdraw %v, timeout %s", c.Withdraw, c.Timeout)

@@ -64,8 +64,12 @@ type wire struct {
 	WorkspaceRoots []string `json:"workspace_roots"`
 }
 
-// cursorShell is the tool name a Cursor shell command is asked under.
-const cursorShell = "Shell"
+// cursorShell is the tool name a Cursor shell command is asked under, and
+// cursorMCPPrefix starts that of a Cursor MCP tool.
+const (
+	cursorShell     = "Shell"
+	cursorMCPPrefix = "mcp:"
+)
 
 // fromCursor fills in w, as Cursor sent it, the fields the other hosts
 // send: the shell's command as the input of a tool named cursorShell; an
@@ -99,16 +103,24 @@ func (w *wire) fromCursor() error {
 		}
 		dec := json.NewDecoder(strings.NewReader(text))
 		dec.UseNumber()
-		obj := map[string]any{}
-		if err := dec.Decode(&obj); err != nil || obj == nil {
+		args := map[string]any{}
+		if err := dec.Decode(&args); err != nil || args == nil || dec.More() {
 			return malformed(errNotObject)
 		}
-		for field, v := range map[string]*string{"mcp_server_url": w.URL, "mcp_server_command": w.Command} {
+		// The server beside the arguments, never among them, so that no
+		// argument can pass for it; the tool's name marked as an MCP
+		// tool's, so that none passes for the shell's or a file tool's.
+		call := map[string]any{"arguments": args}
+		for field, v := range map[string]*string{"server_url": w.URL, "server_command": w.Command} {
 			if present(v) {
-				obj[field] = *v
+				call[field] = *v
 			}
 		}
-		input, err := json.Marshal(obj)
+		if present(w.ToolName) {
+			name := cursorMCPPrefix + *w.ToolName
+			w.ToolName = &name
+		}
+		input, err := json.Marshal(call)
 		if err != nil {
 			return malformed(errNotJSON, capLine(err.Error(), maxNameBytes))
 		}

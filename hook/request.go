@@ -24,8 +24,14 @@ type Settings struct {
 	// Defer, when set, keeps a Claude Code PreToolUse question that nobody
 	// answered within Wait open for this much longer, and answers defer:
 	// a headless session (claude -p) stops at the call, and the hook of
-	// claude -p --resume collects the answer.
+	// claude -p --resume collects the answer. Only where Unattended: an
+	// interactive session ignores defer and goes on to its own rules,
+	// which may allow the call while the dialog is up.
 	Defer time.Duration
+	// Unattended says the host runs without a person at its own prompt
+	// (Claude Code's CLAUDE_CODE_SESSION_ATTENDED=0, or, before that
+	// variable, CLAUDE_CODE_ENTRYPOINT=sdk-cli): the command reads it.
+	Unattended bool
 }
 
 // DefaultSettings waits 5 minutes, safely below the 600 s that both
@@ -79,9 +85,10 @@ func (p Payload) Call(home string, s Settings) lifecycle.Call {
 }
 
 // defers reports whether p's question is deferred when nobody answers
-// within s.Wait: Claude Code's PreToolUse, with --defer.
+// within s.Wait: Claude Code's PreToolUse, with --defer, in an unattended
+// session.
 func (p Payload) defers(s Settings) bool {
-	return s.Defer > 0 && p.Host.Name == "claude-code" && p.Event == EventPreToolUse
+	return s.Defer > 0 && s.Unattended && p.Host.Name == "claude-code" && p.Event == EventPreToolUse
 }
 
 // Request is the dialog that asks the person about p: the agent, tool and

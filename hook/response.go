@@ -93,6 +93,30 @@ func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop) Response 
 	return Response{Stdout: b.Bytes(), Code: ExitAnswered}
 }
 
+// Refuse is the response to input that could not be read (Parse's
+// error), for the hosts that let a call through when their hook exits
+// other than 0 or 2 with nothing on stdout: Gemini CLI (which reads
+// stderr as an allow) and Cursor (which fails open). It denies, saying
+// why. ok is false for Claude Code and Codex, which ask the person their
+// own way on exit 1.
+func Refuse(h Host, err error) (r Response, ok bool) {
+	reason := handBackPrefix + capLine(err.Error(), maxShownBytes) + notRunAskAgain
+	var out any
+	switch h.Name {
+	case "gemini":
+		out = geminiAnswer{Decision: "deny", Reason: reason, SystemMessage: reason}
+	case "cursor":
+		out = cursorAnswer{Permission: "deny", UserMessage: reason, AgentMessage: reason}
+	default:
+		return Response{}, false
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(out)
+	return Response{Stdout: b.Bytes(), Code: ExitAnswered}, true
+}
+
 // output is the answer as Claude Code and Codex read it.
 func (p Payload) output(v verdict, reason string) output {
 	var out output

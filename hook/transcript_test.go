@@ -51,6 +51,29 @@ func TestTranscriptWatch(t *testing.T) {
 			t.Fatalf("the call's result (refused %v) did not end the watch", refused)
 		}
 	}
+	// Two identical calls in one message: the watch ends when both have
+	// their result, not at the first.
+	w, _ := p.WatchTranscript()
+	both := transcriptUse("toolu_a", command) + transcriptUse("toolu_b", command)
+	if w.Feed([]byte(both)) || w.Feed([]byte(transcriptResult("toolu_b", "done", false))) {
+		t.Fatal("the other identical call's result ended the watch")
+	}
+	if !w.Feed([]byte(transcriptResult("toolu_a", "done", false))) {
+		t.Fatal("both results did not end the watch")
+	}
+	// A line cut at the first read, completed at the next, was there when
+	// the watch began: an earlier call's result, not this one's.
+	w, _ = p.WatchTranscript()
+	earlierResult := transcriptResult("toolu_01", "done", false)
+	if w.Feed([]byte(transcriptUse("toolu_01", command)+earlierResult[:10])) || w.Feed([]byte(earlierResult[10:])) {
+		t.Fatal("an earlier call's result, cut by the first read, ended the watch")
+	}
+	// A watch that starts midway drops the cut line it starts in.
+	w, _ = p.WatchTranscript()
+	w.StartMidway()
+	if w.Feed([]byte(`d":"x"}}`+"\n"+transcriptUse("toolu_02", command))) || !w.Feed([]byte(transcriptResult("toolu_02", "ok", false))) {
+		t.Fatal("a watch started midway")
+	}
 	for _, file := range []string{"claude-code/pretooluse-bash.json", "codex/permissionrequest-bash.json"} {
 		if _, ok := load(t, file).WatchTranscript(); ok {
 			t.Errorf("%s is watched", file)

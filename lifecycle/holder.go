@@ -225,10 +225,13 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 
 // callerWatch tells when a request's callers are all gone: none waits for
 // it (platform.Watched) after one was seen waiting, or after callerGrace
-// with none seen, for a caller killed before it began to wait.
+// with none seen, for a caller killed before it began to wait; and so at
+// two looks in a row, a tick apart, so that one look that failed (a file
+// that could not be opened) withdraws nothing.
 type callerWatch struct {
-	since time.Time
-	seen  bool
+	since  time.Time
+	seen   bool
+	misses int
 }
 
 // callerGrace is how long a holder waits for the first caller to watch
@@ -237,10 +240,14 @@ const callerGrace = 3 * time.Second
 
 func (w *callerWatch) gone(watchFile string) bool {
 	if platform.Watched(watchFile) {
-		w.seen = true
+		w.seen, w.misses = true, 0
 		return false
 	}
-	return w.seen || time.Since(w.since) > callerGrace
+	if !w.seen && time.Since(w.since) <= callerGrace {
+		return false
+	}
+	w.misses++
+	return w.misses >= 2
 }
 
 // holderLock returns the identity lock: the one handed over at lockFD, or,

@@ -62,7 +62,7 @@ at_exit() {
 # installs afresh). Without node and npm, or when npm ci fails twice, it
 # says so and exits.
 need_agents() {
-  local lockdir cache hash
+  local lockdir cache hash tool tmp major
   lockdir=$(pwd)/scripts/agents
   for tool in node npm; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -70,27 +70,48 @@ need_agents() {
       exit 1
     fi
   done
+  major=$(node -p 'process.versions.node.split(".")[0]')
+  if [ "$major" -lt 20 ]; then
+    echo "$(basename "$0"): Node.js $(node --version) is too old for the agent hosts; install Node.js 20 or newer" >&2
+    exit 1
+  fi
+  if [ ! -s "$lockdir/package-lock.json" ]; then
+    echo "$(basename "$0"): scripts/agents/package-lock.json is missing" >&2
+    exit 1
+  fi
   hash=$(cat "$lockdir/package.json" "$lockdir/package-lock.json" | sha256sum | cut -c1-12)
   cache=${ASK_CONFIRM_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ask-confirm-dev/agents-$hash}
-  if ! "$cache/node_modules/.bin/claude" --version >/dev/null 2>&1 || ! "$cache/node_modules/.bin/gemini" --version >/dev/null 2>&1; then
+  if ! agents_run "$cache"; then
     echo "$(basename "$0"): installing the agent hosts from scripts/agents/package-lock.json into $cache"
-    mkdir -p "$cache"
-    cp "$lockdir/package.json" "$lockdir/package-lock.json" "$cache/"
-    # With its install script: Claude Code's puts the program of this
-    # platform (from its pinned optional package) in place. One retry, for
-    # a registry's hiccup.
-    if ! npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >&2; then
+    # Into a directory of its own, moved into place whole: two runs never
+    # share a half-made one. With the packages' install scripts: Claude
+    # Code's puts the program of this platform in place. Its own npm cache,
+    # and one retry, for a registry's hiccup.
+    mkdir -p "$(dirname "$cache")"
+    tmp=$(mktemp -d "$cache.XXXXXX")
+    cp "$lockdir/package.json" "$lockdir/package-lock.json" "$tmp/"
+    if ! npm ci --prefix "$tmp" --cache "$tmp/.npm" --no-audit --no-fund --loglevel=error >&2; then
       echo "$(basename "$0"): npm ci failed; trying once more in 5s" >&2
       sleep 5
-      npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >&2 || {
-        echo "$(basename "$0"): could not install the agent hosts from npm (see above)" >&2
-        exit 1
-      }
+      npm ci --prefix "$tmp" --cache "$tmp/.npm" --no-audit --no-fund --loglevel=error >&2 || true
     fi
+    if ! agents_run "$tmp"; then
+      rm -rf "$tmp"
+      echo "$(basename "$0"): the agent hosts did not install from npm, or do not run (is npm told to skip install scripts?); see above" >&2
+      exit 1
+    fi
+    rm -rf "$cache" "$tmp/.npm"
+    mv "$tmp" "$cache"
   fi
   ASK_CONFIRM_CLAUDE=$cache/node_modules/.bin/claude
   ASK_CONFIRM_GEMINI=$cache/node_modules/.bin/gemini
   export ASK_CONFIRM_CLAUDE ASK_CONFIRM_GEMINI
+}
+
+# agents_run DIR reports whether the agent hosts installed in DIR run.
+agents_run() {
+  "$1/node_modules/.bin/claude" --version >/dev/null 2>&1 &&
+    "$1/node_modules/.bin/gemini" --version >/dev/null 2>&1
 }
 
 # need_ntfy exports ASK_CONFIRM_NTFY, the ntfy server (v2.13) that the

@@ -1,8 +1,10 @@
+//go:build unix
+
 // Package agenttest runs the real agent hosts from npm for the hook's
 // tests, against a scripted model server of this project's own on
 // 127.0.0.1 that proposes one shell command and then finishes. Nothing the
-// agents send may leave 127.0.0.1: every other address goes to a proxy on
-// a closed port.
+// agents send may leave 127.0.0.1: every other address goes to a proxy
+// that counts what came, and a test fails if anything did.
 package agenttest
 
 import (
@@ -17,7 +19,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Claude returns the Claude Code program that scripts/test installed from
@@ -154,16 +158,41 @@ func (m *Model) stop(w http.ResponseWriter, reason string) {
 	m.event(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 
-// closedPort returns an address on 127.0.0.1 that refuses connections.
-func closedPort(t *testing.T) string {
+// blackhole returns the address of a proxy on 127.0.0.1 that takes
+// every connection and closes it at once, and fails the test if any came:
+// nothing an agent sends may leave 127.0.0.1.
+func blackhole(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	var mu sync.Mutex
+	came := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			came++
+			mu.Unlock()
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		if came > 0 {
+			t.Errorf("the agent tried %d times to reach an address beyond 127.0.0.1, through the proxy", came)
+		}
+	})
+	return ln.Addr().String()
 }
 
 // Run is one run of an agent in a home of its own.
@@ -201,24 +230,46 @@ func Settings(t *testing.T, home string, hooks any) {
 }
 
 // offline is the environment that sends every address but 127.0.0.1 to
-// a proxy on a closed port.
+// the blackhole proxy.
 func offline(t *testing.T) []string {
-	proxy := "http://" + closedPort(t)
+	proxy := "http://" + blackhole(t)
 	return []string{"HTTPS_PROXY=" + proxy, "HTTP_PROXY=" + proxy, "https_proxy=" + proxy, "http_proxy=" + proxy,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
 }
 
-// start starts c, keeping its output, and stops it with the test.
+// start starts c in a process group of its own, keeping its output, and
+// stops the group with the test.
 func start(t *testing.T, c *exec.Cmd) *Run {
 	t.Helper()
 	r := &Run{Cmd: c, Done: make(chan struct{})}
 	c.Stdout, c.Stderr = &r.Stdout, &r.Stderr
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A grandchild that keeps the output open does not keep Wait.
+	c.WaitDelay = 10 * time.Second
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Process.Kill(); <-r.Done })
+	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); <-r.Done })
 	go func() { r.Err = c.Wait(); close(r.Done) }()
 	return r
+}
+
+// ownEnv is env without what would point an agent at a real account,
+// endpoint or configuration of the developer's.
+func ownEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "ANTHROPIC_"), strings.HasPrefix(name, "CLAUDE_"), strings.HasPrefix(name, "GEMINI_"),
+			strings.HasPrefix(name, "GOOGLE_"), strings.HasPrefix(name, "VERTEX"), strings.HasPrefix(name, "AWS_"),
+			strings.EqualFold(name, "https_proxy"), strings.EqualFold(name, "http_proxy"), strings.EqualFold(name, "no_proxy"),
+			strings.EqualFold(name, "all_proxy"):
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // StartClaude runs claude -p with args in dir, with home as its HOME,
@@ -228,7 +279,7 @@ func StartClaude(t *testing.T, m *Model, home, dir string, env []string, args ..
 	t.Helper()
 	c := exec.Command(Claude(t), append([]string{"-p", "--output-format", "json"}, args...)...)
 	c.Dir = dir
-	c.Env = append(append(env, "HOME="+home,
+	c.Env = append(append(ownEnv(env), "HOME="+home,
 		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_AUTH_TOKEN=test-token", "ANTHROPIC_MODEL=claude-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1"),
 		offline(t)...)

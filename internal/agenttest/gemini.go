@@ -1,3 +1,5 @@
+//go:build unix
+
 package agenttest
 
 import (
@@ -96,7 +98,8 @@ func (m *Model) serveGemini(w http.ResponseWriter, r *http.Request) {
 // value of "hooks").
 func GeminiSettings(t *testing.T, home string, hooks any) {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}, "hooks": hooks})
+	b, err := json.Marshal(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"privacy": map[string]any{"usageStatisticsEnabled": false}, "hooks": hooks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func StartGemini(t *testing.T, m *Model, home, dir string, env []string, prompt 
 	t.Helper()
 	c := exec.Command(Gemini(t), "-p", prompt, "--output-format", "json", "--allowed-tools", "run_shell_command")
 	c.Dir = dir
-	c.Env = append(append(env, "HOME="+home, "GOOGLE_GEMINI_BASE_URL="+m.URL, "GEMINI_API_KEY=test-key",
+	c.Env = append(append(ownEnv(env), "HOME="+home, "GOOGLE_GEMINI_BASE_URL="+m.URL, "GEMINI_API_KEY=test-key",
 		"GEMINI_CLI_TRUST_WORKSPACE=true", "NO_COLOR=1"), offline(t)...)
 	return start(t, c)
 }
