@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,12 +87,8 @@ func hookWait(command string) time.Duration {
 	s := hook.DefaultSettings()
 	f := pflag.NewFlagSet("hook", pflag.ContinueOnError)
 	f.ParseErrorsAllowlist.UnknownFlags = true
-	f.SetOutput(discard{})
+	f.SetOutput(io.Discard)
 	f.DurationVar(&s.Wait, "wait", s.Wait, "")
 	_ = f.Parse(strings.Fields(command))
 	return s.Wait
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
