@@ -33,19 +33,28 @@ type claudeSession struct {
 }
 
 func newClaudeSession(t *testing.T, name, event string, hookArgs ...string) *claudeSession {
+	s := newSession(t, name, "Bash", agenttest.NewModel)
+	command := strings.Join(append([]string{s.h.Exe, "hook", "claude-code"}, hookArgs...), " ")
+	agenttest.Settings(t, s.home, map[string]any{event: []any{map[string]any{
+		"matcher": "Bash",
+		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": 120, "onFailure": "block"}},
+	}}})
+	return s
+}
+
+// newSession makes a project of its own whose agent's model, made by
+// model, proposes to create a marker file there with tool; its dialog's
+// title names the agent's tool.
+func newSession(t *testing.T, name, tool string, model func(*testing.T, string) *agenttest.Model) *claudeSession {
 	h := e2e.NewRealHarness(t)
 	s := &claudeSession{h: h, home: filepath.Join(h.Dir, "home")}
 	project := h.Title(name)
 	s.project = filepath.Join(h.Dir, "src", project)
 	e2e.Must(t, os.MkdirAll(s.project, 0o700))
 	s.marker = filepath.Join(s.project, "ran")
-	s.model = agenttest.NewModel(t, "touch "+s.marker)
-	s.title = "Claude Code: Bash in " + project
-	command := strings.Join(append([]string{h.Exe, "hook", "claude-code"}, hookArgs...), " ")
-	agenttest.Settings(t, s.home, map[string]any{event: []any{map[string]any{
-		"matcher": "Bash",
-		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": 120, "onFailure": "block"}},
-	}}})
+	s.model = model(t, "touch "+s.marker)
+	agent := map[string]string{"Bash": "Claude Code", "run_shell_command": "Gemini CLI"}[tool]
+	s.title = agent + ": " + tool + " in " + project
 	return s
 }
 
@@ -143,15 +152,8 @@ func TestClaudeCodeDeferThenResume(t *testing.T) {
 // geminiSession is claudeSession for Gemini CLI (gemini -p), with
 // ask-confirm hook gemini as its BeforeTool hook for run_shell_command.
 func newGeminiSession(t *testing.T, name string, hookArgs ...string) *claudeSession {
-	h := e2e.NewRealHarness(t)
-	s := &claudeSession{h: h, home: filepath.Join(h.Dir, "home")}
-	project := h.Title(name)
-	s.project = filepath.Join(h.Dir, "src", project)
-	e2e.Must(t, os.MkdirAll(s.project, 0o700))
-	s.marker = filepath.Join(s.project, "ran")
-	s.model = agenttest.NewGeminiModel(t, "touch "+s.marker)
-	s.title = "Gemini CLI: run_shell_command in " + project
-	command := strings.Join(append([]string{h.Exe, "hook", "gemini"}, hookArgs...), " ")
+	s := newSession(t, name, "run_shell_command", agenttest.NewGeminiModel)
+	command := strings.Join(append([]string{s.h.Exe, "hook", "gemini"}, hookArgs...), " ")
 	agenttest.GeminiSettings(t, s.home, map[string]any{"BeforeTool": []any{map[string]any{
 		"matcher": "run_shell_command",
 		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": 120000}},

@@ -24,16 +24,20 @@ import (
 	"time"
 )
 
-// Claude returns the Claude Code program that scripts/test installed from
-// scripts/agents/package-lock.json (ASK_CONFIRM_CLAUDE). Without one the
-// test fails when ASK_CONFIRM_E2E=require, as scripts/test sets, and skips
-// otherwise.
-func Claude(t *testing.T) string {
+// Claude returns the Claude Code program that scripts/test installed
+// (ASK_CONFIRM_CLAUDE).
+func Claude(t *testing.T) string { return program(t, "Claude Code", "ASK_CONFIRM_CLAUDE") }
+
+// program returns the agent host called name that scripts/test installed
+// from scripts/agents/package-lock.json and named in the variable env.
+// Without one the test fails when ASK_CONFIRM_E2E=require, as scripts/test
+// sets, and skips otherwise.
+func program(t *testing.T, name, env string) string {
 	t.Helper()
-	if p := os.Getenv("ASK_CONFIRM_CLAUDE"); p != "" {
+	if p := os.Getenv(env); p != "" {
 		return p
 	}
-	msg := "the agent tests need Claude Code from npm in ASK_CONFIRM_CLAUDE; scripts/test installs it from scripts/agents/package-lock.json"
+	msg := fmt.Sprintf("the agent tests need %s from npm in %s; scripts/test installs it from scripts/agents/package-lock.json", name, env)
 	if os.Getenv("ASK_CONFIRM_E2E") == "require" {
 		t.Fatal(msg)
 	}

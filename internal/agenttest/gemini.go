@@ -15,21 +15,9 @@ import (
 	"testing"
 )
 
-// Gemini returns the Gemini CLI program that scripts/test installed from
-// scripts/agents/package-lock.json (ASK_CONFIRM_GEMINI), failing the test
-// without one when ASK_CONFIRM_E2E=require and skipping it otherwise.
-func Gemini(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("ASK_CONFIRM_GEMINI"); p != "" {
-		return p
-	}
-	msg := "the agent tests need Gemini CLI from npm in ASK_CONFIRM_GEMINI; scripts/test installs it from scripts/agents/package-lock.json"
-	if os.Getenv("ASK_CONFIRM_E2E") == "require" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+// Gemini returns the Gemini CLI program that scripts/test installed
+// (ASK_CONFIRM_GEMINI).
+func Gemini(t *testing.T) string { return program(t, "Gemini CLI", "ASK_CONFIRM_GEMINI") }
 
 // NewGeminiModel starts a scripted Gemini API server on 127.0.0.1 that
 // proposes command with run_shell_command, as Model does for Claude Code:
