@@ -220,15 +220,21 @@ type Result struct {
 // Settings writes Claude Code's user settings with hooks (the value of
 // "hooks") into home.
 func Settings(t *testing.T, home string, hooks any) {
+	writeSettings(t, filepath.Join(home, ".claude"), map[string]any{"hooks": hooks})
+}
+
+// writeSettings writes settings as dir/settings.json, readable by its
+// owner only, making dir as needed.
+func writeSettings(t *testing.T, dir string, settings any) {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"hooks": hooks})
+	b, err := json.Marshal(settings)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -85,18 +84,9 @@ func (m *Model) serveGemini(w http.ResponseWriter, r *http.Request) {
 // as the way in (the model server does not check it), and hooks (the
 // value of "hooks").
 func GeminiSettings(t *testing.T, home string, hooks any) {
-	t.Helper()
-	b, err := json.Marshal(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-		"privacy": map[string]any{"usageStatisticsEnabled": false}, "hooks": hooks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeSettings(t, filepath.Join(home, ".gemini"), map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"privacy":  map[string]any{"usageStatisticsEnabled": false}, "hooks": hooks})
 }
 
 // StartGemini runs gemini -p PROMPT in dir, with home as its HOME, env
