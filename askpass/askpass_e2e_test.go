@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -103,25 +104,40 @@ func TestAskpassNoticeClosedBySIGTERM(t *testing.T) {
 	notice.Env = append(append([]string{}, h.Env...), "SSH_ASKPASS_PROMPT=none")
 	var out syncbuf.Buffer
 	notice.Stdout, notice.Stderr = &out, &out
+	notice.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its zenity goes with it
 	e2e.Must(t, notice.Start())
+	t.Cleanup(func() { _ = syscall.Kill(-notice.Process.Pid, syscall.SIGKILL) })
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = notice.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the notice program's output:\n%s", out.String())
+		if !t.Failed() {
+			return
 		}
+		// Where the program was: its processes, and its goroutines (a Go
+		// program prints them on SIGQUIT), before it is ended.
+		ps, _ := exec.Command("ps", "-o", "pid,ppid,stat,etime,wchan:20,args", "--ppid", strconv.Itoa(notice.Process.Pid), "-p", strconv.Itoa(notice.Process.Pid)).CombinedOutput()
+		t.Logf("the notice program's processes:\n%s", ps)
+		_ = notice.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = notice.Process.Kill()
+			<-exited
+		}
+		t.Logf("the notice program ended (%v); its output:\n%s", waitErr, out.String())
 	})
-	done := make(chan error, 1)
-	go func() { done <- notice.Wait() }()
 	h.WaitStable(h.WaitWindow(e2e.AskpassTitle))
 	select {
-	case err := <-done:
-		t.Fatalf("the notice ended by itself (%v):\n%s", err, out.String())
+	case <-exited:
+		t.Fatalf("the notice ended by itself (%v):\n%s", waitErr, out.String())
 	case <-time.After(time.Second):
 	}
 	e2e.Must(t, notice.Process.Signal(syscall.SIGTERM))
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the notice exited with %v after SIGTERM:\n%s", err, out.String())
+	case <-exited:
+		if waitErr != nil {
+			t.Fatalf("the notice exited with %v after SIGTERM:\n%s", waitErr, out.String())
 		}
 	case <-time.After(10 * time.Second):
 		notice.Process.Kill()

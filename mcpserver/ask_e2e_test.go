@@ -33,11 +33,11 @@ func TestMCPRealAsk(t *testing.T) {
 	h := e2e.NewRealHarness(t)
 	s := h.MCPConnect("--wait", "30s")
 
-	// Choose one: type to find the option, Enter picks it.
+	// Choose one: End selects the last option, Enter picks it.
 	title := h.Title("MCP-ask-one")
 	done := s.Start("ask", map[string]any{"title": title, "message": "Deploy to?", "options": []any{
 		map[string]any{"label": "staging", "description": "the staging cluster"}, map[string]any{"label": "production"}}})
-	h.TypeInto(title, "prod", false)
+	h.Press(title, "End")
 	h.Key(title, "Return")
 	c := e2e.AwaitCall(t, done, 40*time.Second)
 	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "The person chose: production.")

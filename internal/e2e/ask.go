@@ -26,6 +26,22 @@ func (h *Harness) TypeInto(title, text string, clear bool) {
 	h.Acted = time.Now()
 }
 
+// Press focuses the dialog titled title once it is stable and presses
+// keys in order, without waiting for it to close: a list's End moves the
+// selection to the last row without GTK's type-to-find, whose popup may not
+// yet have selected a row when the next key comes on a busy machine.
+func (h *Harness) Press(title string, keys ...string) {
+	h.T.Helper()
+	w := h.WaitWindow(title)
+	h.WaitStable(w)
+	xdoMu.Lock()
+	defer xdoMu.Unlock()
+	Xdotool(h.T, "windowraise", w)
+	Xdotool(h.T, "windowfocus", "--sync", w)
+	Xdotool(h.T, append([]string{"key"}, keys...)...)
+	h.Acted = time.Now()
+}
+
 // Tick clicks the check boxes of rows of the --multiple list titled title,
 // counted from 0. The list starts under a one-line message (tests pass
 // --no-origin): GTK 3 zenity draws the first row's box at (25, 46) of the
