@@ -149,6 +149,67 @@ func TestClaudeCodeDeferThenResume(t *testing.T) {
 	}
 }
 
+// In Claude Code's interactive screen its own prompt shows beside a
+// PermissionRequest hook's dialog. An answer there closes the dialog, and
+// the request ends withdrawn: No by stopping the hook, Yes through the
+// call's result in the session's transcript. "default" is the permission
+// mode that asks (auto mode runs a call it judges safe without asking).
+func TestClaudeCodeOwnPrompt(t *testing.T) {
+	for _, answer := range []struct {
+		name string
+		keys []string
+		ran  bool
+	}{
+		{"Yes", []string{"1"}, true},
+		{"No", []string{"4"}, false},
+	} {
+		t.Run(answer.name, func(t *testing.T) {
+			s := newClaudeSession(t, "CC-own-"+answer.name, "PermissionRequest", "--wait", "2m")
+			screen := agenttest.StartClaudeScreen(t, s.model, s.home, s.project, s.h.Env, "--permission-mode", "default", "Create the marker.")
+			s.h.WaitStable(s.h.WaitWindow(s.title))
+			screen.WaitFor("Do you want to proceed?", time.Minute)
+			answered := time.Now()
+			screen.Keys(answer.keys...)
+			s.h.WaitNoWindow(s.title, 30*time.Second)
+			closed := time.Since(answered)
+			t.Logf("%s in Claude Code's prompt: the dialog closed %s later", answer.name, closed.Round(10*time.Millisecond))
+			e2e.Eventually(t, 30*time.Second, "the command's fate", func() bool { return s.ran() == answer.ran })
+			s.h.WaitAnswered()
+			if rec := s.h.OnlyRecord(); rec.Status != "withdrawn" {
+				t.Fatalf("the request is %s, want withdrawn", rec.Status)
+			}
+			// Well under --wait: the host's answer closed it, not the clock.
+			if closed > 10*time.Second {
+				t.Fatalf("the dialog closed %s after the answer in Claude Code's prompt", closed)
+			}
+			if answer.ran {
+				screen.WaitFor(agenttest.FinalWord, 30*time.Second)
+			}
+		})
+	}
+}
+
+// Auto mode, Claude Code's default permission mode, runs a call it judges
+// safe without asking: a PermissionRequest hook is never run for it, while
+// a PreToolUse hook is run for every call, and its dialog decides.
+func TestClaudeCodeAutoMode(t *testing.T) {
+	t.Run("PreToolUse", func(t *testing.T) {
+		s := newClaudeSession(t, "CC-auto-pre", "PreToolUse", "--wait", "1m")
+		screen := agenttest.StartClaudeScreen(t, s.model, s.home, s.project, s.h.Env, "Create the marker.")
+		s.h.Click(s.title, "approve")
+		e2e.Eventually(t, 30*time.Second, "the command to run", s.ran)
+		screen.WaitFor(agenttest.FinalWord, 30*time.Second)
+	})
+	t.Run("PermissionRequest", func(t *testing.T) {
+		s := newClaudeSession(t, "CC-auto-perm", "PermissionRequest", "--wait", "1m")
+		screen := agenttest.StartClaudeScreen(t, s.model, s.home, s.project, s.h.Env, "Create the marker.")
+		screen.WaitFor(agenttest.FinalWord, time.Minute)
+		if !s.ran() || s.h.DialogsRequested() != 0 {
+			t.Fatalf("auto mode: ran %v after %d dialogs; want the call run unasked", s.ran(), s.h.DialogsRequested())
+		}
+	})
+}
+
 // geminiSession is claudeSession for Gemini CLI (gemini -p), with
 // ask-confirm hook gemini as its BeforeTool hook for run_shell_command.
 func newGeminiSession(t *testing.T, name string, hookArgs ...string) *claudeSession {

@@ -104,6 +104,33 @@ func TestRealDialogHookStoppedClosesItsDialog(t *testing.T) {
 	}
 }
 
+// Claude Code stops a hook's whole process tree when the person answers No
+// in its own prompt, so the holder may have the signal before the hook
+// withdraws: the request ends withdrawn all the same (never failed), and
+// the host is told the hook was stopped.
+func TestRealDialogHookStoppedWithItsHolder(t *testing.T) {
+	hh := e2e.RealHookHosts[0]
+	h := e2e.NewRealHarness(t)
+	c := e2e.NewHookCall(h, hh, "HK-tree", "kubectl delete ns qa")
+	r := c.Start(h, "--wait", "10m")
+	h.WaitStable(h.WaitWindow(c.Title))
+	holder := h.OnlyRecord().HolderPID
+	if holder <= 0 {
+		t.Fatalf("no holder on record")
+	}
+	e2e.Must(t, syscall.Kill(holder, syscall.SIGTERM))
+	e2e.Must(t, r.Cmd.Process.Signal(syscall.SIGTERM))
+	o := r.Wait(30 * time.Second)
+	if v, reason := c.Verdict(t, o); v != "back" {
+		t.Fatalf("a hook stopped with its holder told the host %s %q", v, reason)
+	}
+	h.WaitNoWindow(c.Title, 30*time.Second)
+	h.WaitAnswered()
+	if rec := h.OnlyRecord(); rec.Status != "withdrawn" {
+		t.Fatalf("the request is %s, want withdrawn: %v", rec.Status, h.History())
+	}
+}
+
 // The host kills its hook with SIGKILL, which no process can handle
 // (Codex at its timeout, which may be below --wait): the holder sees that
 // no caller waits any more and closes the dialog within seconds, so that

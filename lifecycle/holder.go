@@ -186,6 +186,12 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		case <-h.signals:
 			if as, ok := e.closeAsked(id, content); ok {
 				cancel(closeAskedAs(as))
+			} else if rec.EndsWithCaller {
+				// A host that stops its hook stops the hook's children
+				// with it (Claude Code does, when the person answers in
+				// its own prompt): the request ends with its caller.
+				e.logEventOrWarn("callers-gone", rec, "", msgStoppedWithCaller)
+				cancel(closeAskedAs(store.Withdrawn))
 			} else {
 				cancel(errSignalled)
 			}

@@ -8,6 +8,7 @@
 package agenttest
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,9 +46,13 @@ func program(t *testing.T, name, env string) string {
 	return ""
 }
 
+// FinalWord is what a scripted model says last, once its command had its
+// answer: an agent's screen shows it when the turn is over.
+const FinalWord = "Finished: that was the test's one command."
+
 // Model is a scripted Anthropic Messages server: to a conversation that
 // has no tool result yet it answers with one Bash tool call of Command;
-// to one that has, with the text "done". It keeps the tool results it was
+// to one that has, with FinalWord. It keeps the tool results it was
 // sent: what the model was told.
 type Model struct {
 	URL     string
@@ -103,7 +108,7 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
 		"stop_reason": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1}}})
 	if answered || len(req.Tools) == 0 {
-		m.block(w, map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": "done"})
+		m.block(w, map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": FinalWord})
 		m.stop(w, "end_turn")
 		return
 	}
@@ -163,8 +168,9 @@ func (m *Model) stop(w http.ResponseWriter, reason string) {
 }
 
 // blackhole returns the address of a proxy on 127.0.0.1 that takes
-// every connection and closes it at once, and fails the test if any came:
-// nothing an agent sends may leave 127.0.0.1.
+// every connection and closes it once it has read the request line, and
+// fails the test, naming where each went, if any came: nothing an agent
+// sends may leave 127.0.0.1.
 func blackhole(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -172,7 +178,8 @@ func blackhole(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	came := 0
+	var came []string
+	var conns sync.WaitGroup
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -181,19 +188,26 @@ func blackhole(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			came++
-			mu.Unlock()
-			c.Close()
+			conns.Add(1)
+			go func() {
+				defer conns.Done()
+				defer c.Close()
+				_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+				line, _ := bufio.NewReader(io.LimitReader(c, 4096)).ReadString('\n')
+				mu.Lock()
+				came = append(came, strings.TrimSpace(line))
+				mu.Unlock()
+			}()
 		}
 	}()
 	t.Cleanup(func() {
 		ln.Close()
 		<-done
+		conns.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		if came > 0 {
-			t.Errorf("the agent tried %d times to reach an address beyond 127.0.0.1, through the proxy", came)
+		if len(came) > 0 {
+			t.Errorf("the agent tried %d times to reach an address beyond 127.0.0.1, through the proxy: %q", len(came), came)
 		}
 	})
 	return ln.Addr().String()
@@ -289,11 +303,17 @@ func StartClaude(t *testing.T, m *Model, home, dir string, env []string, args ..
 	t.Helper()
 	c := exec.Command(Claude(t), append([]string{"-p", "--output-format", "json"}, args...)...)
 	c.Dir = dir
-	c.Env = append(append(ownEnv(env), "HOME="+home,
-		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_AUTH_TOKEN=test-token", "ANTHROPIC_MODEL=claude-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1"),
-		offline(t)...)
+	c.Env = claudeEnv(t, m, home, env)
 	return start(t, c)
+}
+
+// claudeEnv is env for Claude Code with home as its HOME and the model
+// server m as its only reachable address.
+func claudeEnv(t *testing.T, m *Model, home string, env []string) []string {
+	return append(append(ownEnv(env), "HOME="+home,
+		"ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_AUTH_TOKEN=test-token", "ANTHROPIC_MODEL=claude-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1"),
+		offline(t)...)
 }
 
 // Wait waits for the run to end and returns what it printed last as

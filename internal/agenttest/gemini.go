@@ -21,7 +21,7 @@ func Gemini(t *testing.T) string { return program(t, "Gemini CLI", "ASK_CONFIRM_
 // NewGeminiModel starts a scripted Gemini API server on 127.0.0.1 that
 // proposes command with run_shell_command, as Model does for Claude Code:
 // streamGenerateContent answers a conversation whose last turn holds no
-// function response with the call, and any other with "done". Gemini
+// function response with the call, and any other with FinalWord. Gemini
 // CLI's other calls (its model router's generateContent) get an answer
 // that routes to the default model.
 func NewGeminiModel(t *testing.T, command string) *Model {
@@ -71,7 +71,7 @@ func (m *Model) serveGemini(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	part := map[string]any{"text": "done"}
+	part := map[string]any{"text": FinalWord}
 	if !answered {
 		part = map[string]any{"functionCall": map[string]any{"name": "run_shell_command",
 			"args": map[string]any{"command": m.Command, "description": "Run the command the test proposes"}}}
