@@ -3,6 +3,7 @@
 package hook_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ type claudeSession struct {
 }
 
 func newClaudeSession(t *testing.T, name, event string, hookArgs ...string) *claudeSession {
-	s := newSession(t, name, "Bash", agenttest.NewModel)
+	s := newSession(t, name, "Claude Code", "Bash", agenttest.NewModel)
 	command := strings.Join(append([]string{s.h.Exe, "hook", "claude-code"}, hookArgs...), " ")
 	agenttest.Settings(t, s.home, map[string]any{event: []any{map[string]any{
 		"matcher": "Bash",
@@ -44,8 +45,8 @@ func newClaudeSession(t *testing.T, name, event string, hookArgs ...string) *cla
 
 // newSession makes a project of its own whose agent's model, made by
 // model, proposes to create a marker file there with tool; its dialog's
-// title names the agent's tool.
-func newSession(t *testing.T, name, tool string, model func(*testing.T, string) *agenttest.Model) *claudeSession {
+// title names the agent and its tool.
+func newSession(t *testing.T, name, agent, tool string, model func(*testing.T, string) *agenttest.Model) *claudeSession {
 	h := e2e.NewRealHarness(t)
 	s := &claudeSession{h: h, home: filepath.Join(h.Dir, "home")}
 	project := h.Title(name)
@@ -53,7 +54,6 @@ func newSession(t *testing.T, name, tool string, model func(*testing.T, string) 
 	e2e.Must(t, os.MkdirAll(s.project, 0o700))
 	s.marker = filepath.Join(s.project, "ran")
 	s.model = model(t, "touch "+s.marker)
-	agent := map[string]string{"Bash": "Claude Code", "run_shell_command": "Gemini CLI"}[tool]
 	s.title = agent + ": " + tool + " in " + project
 	return s
 }
@@ -213,7 +213,7 @@ func TestClaudeCodeAutoMode(t *testing.T) {
 // geminiSession is claudeSession for Gemini CLI (gemini -p), with
 // ask-confirm hook gemini as its BeforeTool hook for run_shell_command.
 func newGeminiSession(t *testing.T, name string, hookArgs ...string) *claudeSession {
-	s := newSession(t, name, "run_shell_command", agenttest.NewGeminiModel)
+	s := newSession(t, name, "Gemini CLI", "run_shell_command", agenttest.NewGeminiModel)
 	command := strings.Join(append([]string{s.h.Exe, "hook", "gemini"}, hookArgs...), " ")
 	agenttest.GeminiSettings(t, s.home, map[string]any{"BeforeTool": []any{map[string]any{
 		"matcher": "run_shell_command",
@@ -254,5 +254,88 @@ func TestGeminiCLI(t *testing.T) {
 		if s.ran() || !strings.Contains(s.told(), "nobody answered the dialog within 3s") {
 			t.Fatalf("nobody answered: ran %v, the model was told %q", s.ran(), s.told())
 		}
+	})
+}
+
+// newCodexSession is claudeSession for Codex's interactive screen, with
+// ask-confirm hook codex as its PermissionRequest hook for Bash, timing
+// out after timeout seconds, configured as the README says.
+func newCodexSession(t *testing.T, name string, timeout int, hookArgs ...string) *claudeSession {
+	s := newSession(t, name, "Codex", "Bash", agenttest.NewCodexModel)
+	command := strings.Join(append([]string{s.h.Exe, "hook", "codex"}, hookArgs...), " ")
+	agenttest.CodexConfig(t, s.model, s.home, s.project, fmt.Sprintf(`[[hooks.PermissionRequest]]
+matcher = "Bash"
+
+[[hooks.PermissionRequest.hooks]]
+type = "command"
+command = %q
+timeout = %d
+`, command, timeout))
+	return s
+}
+
+// startCodex starts Codex's screen with the request to create the
+// marker, and trusts the hook there as a person would.
+func (s *claudeSession) startCodex() *agenttest.Screen {
+	screen := agenttest.StartCodexScreen(s.h.T, s.home, s.project, s.h.Env, "Create the marker.")
+	screen.CodexTrustHooks()
+	return screen
+}
+
+// Codex's interactive screen (its exec mode runs no approval hook) in a
+// terminal of tmux's, with the dialog answered as a person would.
+func TestCodexCLI(t *testing.T) {
+	t.Run("Allow", func(t *testing.T) {
+		s := newCodexSession(t, "CX-allow", 120, "--wait", "1m")
+		screen := s.startCodex()
+		s.h.Click(s.title, "approve")
+		screen.WaitFor(agenttest.FinalWord, time.Minute)
+		if !s.ran() || !strings.Contains(s.told(), "exited with code 0") {
+			t.Fatalf("after Allow: ran %v, the model was told %q", s.ran(), s.told())
+		}
+	})
+	t.Run("Deny", func(t *testing.T) {
+		s := newCodexSession(t, "CX-deny", 120, "--wait", "1m")
+		screen := s.startCodex()
+		s.h.Click(s.title, "cancel")
+		screen.WaitFor(agenttest.FinalWord, time.Minute)
+		if s.ran() || !strings.Contains(s.told(), "denied in the ask-confirm dialog") {
+			t.Fatalf("after Deny: ran %v, the model was told %q", s.ran(), s.told())
+		}
+	})
+	// Nobody answers within --wait: the dialog closes, and the question
+	// goes to Codex's own prompt, the only one left.
+	t.Run("nobody answers", func(t *testing.T) {
+		s := newCodexSession(t, "CX-nobody", 120, "--wait", "3s")
+		screen := s.startCodex()
+		s.h.WaitWindow(s.title)
+		screen.WaitFor(agenttest.CodexOwnPrompt, time.Minute)
+		s.h.WaitNoWindow(s.title, 30*time.Second)
+		screen.Keys("Escape")
+		screen.WaitFor("You canceled the request", 30*time.Second)
+		if s.ran() {
+			t.Fatal("the command ran")
+		}
+	})
+	// Codex's timeout below --wait: Codex kills the hook (SIGKILL, to its
+	// whole process group) and shows its own prompt; the hook's holder sees
+	// its caller gone and closes the dialog.
+	t.Run("Codex's timeout first", func(t *testing.T) {
+		s := newCodexSession(t, "CX-timeout", 3, "--wait", "1m")
+		screen := s.startCodex()
+		s.h.WaitStable(s.h.WaitWindow(s.title))
+		screen.WaitFor(agenttest.CodexOwnPrompt, time.Minute)
+		prompted := time.Now()
+		s.h.WaitNoWindow(s.title, 30*time.Second)
+		t.Logf("the dialog was gone %s after Codex's own prompt was seen", time.Since(prompted).Round(10*time.Millisecond))
+		if !strings.Contains(screen.Text(), "hook timed out after 3s") {
+			t.Fatalf("Codex does not say the hook timed out:\n%s", screen.Text())
+		}
+		s.h.WaitAnswered()
+		if rec := s.h.OnlyRecord(); rec.Status != "withdrawn" || s.h.CountEvents("callers-gone") != 1 {
+			t.Fatalf("the request is %s: %v", rec.Status, s.h.History())
+		}
+		screen.Keys("y")
+		e2e.Eventually(t, 30*time.Second, "the command Codex's own prompt allowed to run", s.ran)
 	})
 }

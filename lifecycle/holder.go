@@ -169,6 +169,12 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	answers := make(chan reply, 1)
 	started := e.now()
 	callers := callerWatch{since: time.Now()}
+	var watchTick <-chan time.Time // looks for the callers, if the request ends with them
+	if rec.EndsWithCaller {
+		t := time.NewTicker(callerTick)
+		defer t.Stop()
+		watchTick = t.C
+	}
 	asking := e.startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
 	go func() { answers <- asking.first(dctx) }()
 	settled := time.NewTimer(e.settle)
@@ -198,9 +204,13 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		case <-tick.C:
 			if as, ok := e.closeAsked(id, content); ok {
 				cancel(closeAskedAs(as))
-			} else if rec.EndsWithCaller && callers.gone(e.paths.WatchFile(id)) {
-				// Its callers died, however: nobody will take the
-				// answer, and their host asks the person its own way.
+			}
+		case <-watchTick:
+			if callers.gone(e.paths.WatchFile(id)) {
+				// Its callers died, however (Codex kills its hook at
+				// the hook's timeout and then shows its own prompt):
+				// nobody will take the answer, and their host asks the
+				// person its own way.
 				e.logEventOrWarn("callers-gone", rec, "", msgCallersGone)
 				cancel(closeAskedAs(store.Withdrawn))
 			}
@@ -232,8 +242,8 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 // callerWatch tells when a request's callers are all gone: none waits for
 // it (platform.Watched) after one was seen waiting, or after callerGrace
 // with none seen, for a caller killed before it began to wait; and so at
-// two looks in a row, a tick apart, so that one look that failed (a file
-// that could not be opened) withdraws nothing.
+// two looks in a row, callerTick apart, so that one look that failed (a
+// file that could not be opened) withdraws nothing.
 type callerWatch struct {
 	since  time.Time
 	seen   bool
@@ -243,6 +253,11 @@ type callerWatch struct {
 // callerGrace is how long a holder waits for the first caller to watch
 // its request: callers begin within milliseconds of starting it.
 const callerGrace = 3 * time.Second
+
+// callerTick is how often a holder looks for its request's callers: the
+// dialog closes within half a second of the last one's death, about when
+// their host shows its own prompt. A look opens and tests one file.
+const callerTick = 250 * time.Millisecond
 
 func (w *callerWatch) gone(watchFile string) bool {
 	if platform.Watched(watchFile) {

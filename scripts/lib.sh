@@ -55,8 +55,9 @@ at_exit() {
   trap 'for cmd in "${AT_EXIT[@]}"; do eval "$cmd" || true; done' EXIT
 }
 
-# need_agents exports ASK_CONFIRM_CLAUDE and ASK_CONFIRM_GEMINI, the real
-# Claude Code and Gemini CLI that the hook's agent tests run, installed with npm ci into a cache directory on
+# need_agents exports ASK_CONFIRM_CLAUDE, ASK_CONFIRM_GEMINI and
+# ASK_CONFIRM_CODEX, the real Claude Code, Gemini CLI and Codex that the
+# hook's agent tests run, installed with npm ci into a cache directory on
 # first use, every package at the version scripts/agents/package-lock.json
 # pins (the cache is named by the lockfile's hash, so a changed lockfile
 # installs afresh). Without node and npm, or when npm ci fails twice, it
@@ -105,13 +106,15 @@ need_agents() {
   fi
   ASK_CONFIRM_CLAUDE=$cache/node_modules/.bin/claude
   ASK_CONFIRM_GEMINI=$cache/node_modules/.bin/gemini
-  export ASK_CONFIRM_CLAUDE ASK_CONFIRM_GEMINI
+  ASK_CONFIRM_CODEX=$cache/node_modules/.bin/codex
+  export ASK_CONFIRM_CLAUDE ASK_CONFIRM_GEMINI ASK_CONFIRM_CODEX
 }
 
 # agents_run DIR reports whether the agent hosts installed in DIR run.
 agents_run() {
   "$1/node_modules/.bin/claude" --version >/dev/null 2>&1 &&
-    "$1/node_modules/.bin/gemini" --version >/dev/null 2>&1
+    "$1/node_modules/.bin/gemini" --version >/dev/null 2>&1 &&
+    "$1/node_modules/.bin/codex" --version >/dev/null 2>&1
 }
 
 # need_ntfy exports ASK_CONFIRM_NTFY, the ntfy server (v2.13) that the

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -171,7 +172,7 @@ func (m *Model) stop(w http.ResponseWriter, reason string) {
 // every connection and closes it once it has read the request line, and
 // fails the test, naming where each went, if any came: nothing an agent
 // sends may leave 127.0.0.1.
-func blackhole(t *testing.T) string {
+func blackhole(t *testing.T, known []string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -206,8 +207,16 @@ func blackhole(t *testing.T) string {
 		conns.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		if len(came) > 0 {
-			t.Errorf("the agent tried %d times to reach an address beyond 127.0.0.1, through the proxy: %q", len(came), came)
+		var unknown []string
+		for _, line := range came {
+			if slices.ContainsFunc(known, func(k string) bool { return strings.HasPrefix(line, k) }) {
+				t.Logf("the proxy refused, as it must, what the agent tries whatever it is told: %s", line)
+			} else {
+				unknown = append(unknown, line)
+			}
+		}
+		if len(unknown) > 0 {
+			t.Errorf("the agent tried %d times to reach an address beyond 127.0.0.1, through the proxy: %q", len(unknown), unknown)
 		}
 	})
 	return ln.Addr().String()
@@ -255,10 +264,15 @@ func writeSettings(t *testing.T, dir string, settings any) {
 
 // offline is the environment that sends every address but 127.0.0.1 to
 // the blackhole proxy.
-func offline(t *testing.T) []string {
-	proxy := "http://" + blackhole(t)
+func offline(t *testing.T) []string { return offlineBut(t, nil) }
+
+// offlineBut is offline, for an agent that tries the known addresses
+// however it is configured: the proxy refuses them too, and the test only
+// logs them (each a request line's beginning, as "CONNECT host:443 ").
+func offlineBut(t *testing.T, known []string) []string {
+	proxy := "http://" + blackhole(t, known)
 	return []string{"HTTPS_PROXY=" + proxy, "HTTP_PROXY=" + proxy, "https_proxy=" + proxy, "http_proxy=" + proxy,
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+		"ALL_PROXY=" + proxy, "all_proxy=" + proxy, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
 }
 
 // start starts c in a process group of its own, keeping its output, and
@@ -286,6 +300,7 @@ func ownEnv(env []string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(name, "ANTHROPIC_"), strings.HasPrefix(name, "CLAUDE_"), strings.HasPrefix(name, "GEMINI_"),
+			strings.HasPrefix(name, "OPENAI_"), strings.HasPrefix(name, "CODEX_"), strings.HasPrefix(name, "AZURE_"),
 			strings.HasPrefix(name, "GOOGLE_"), strings.HasPrefix(name, "VERTEX"), strings.HasPrefix(name, "AWS_"),
 			strings.EqualFold(name, "https_proxy"), strings.EqualFold(name, "http_proxy"), strings.EqualFold(name, "no_proxy"),
 			strings.EqualFold(name, "all_proxy"):
