@@ -117,6 +117,44 @@ agents_run() {
     "$1/node_modules/.bin/codex" --version >/dev/null 2>&1
 }
 
+# need_wine PREFIX exports ASK_CONFIRM_WINE, Debian's wine64, installed with
+# apt-get when missing and the script runs as root, and makes PREFIX a Wine
+# prefix that Go programs run in: created on first use (about ten seconds),
+# with the bcryptprimitives.dll that Go's runtime needs and Wine 8 lacks.
+# Where it cannot, it says what is missing and exits.
+need_wine() {
+  local prefix=$1 wine system32
+  wine=$(command -v wine64 || true)
+  [ -n "$wine" ] || { [ -x /usr/lib/wine/wine64 ] && wine=/usr/lib/wine/wine64; }
+  if [ -z "$wine" ]; then
+    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+      echo "$(basename "$0"): wine64 is missing; install it (Debian/Ubuntu: sudo apt-get install --no-install-recommends wine64) and run again" >&2
+      exit 1
+    fi
+    echo "$(basename "$0"): installing wine64 with apt-get"
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine64 >/dev/null 2>&1 ||
+           { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine64 >/dev/null; }; }; then
+      echo "$(basename "$0"): apt-get could not install wine64; install it by hand and run again" >&2
+      exit 1
+    fi
+    wine=/usr/lib/wine/wine64
+  fi
+  if [ ! -f "$prefix/system.reg" ]; then
+    echo "$(basename "$0"): creating the Wine prefix $prefix"
+    mkdir -p "$prefix"
+    # No display: wineboot must not open a window on a test's X server.
+    env -u DISPLAY -u WAYLAND_DISPLAY WINEPREFIX="$prefix" WINEDEBUG=-all "$wine" wineboot --init >/dev/null 2>&1 || true
+  fi
+  system32="$prefix/drive_c/windows/system32"
+  if [ ! -d "$system32" ]; then
+    echo "$(basename "$0"): Wine did not create $system32" >&2
+    exit 1
+  fi
+  go run scripts/bcryptprimitives.go "$system32/bcryptprimitives.dll"
+  ASK_CONFIRM_WINE=$wine
+  export ASK_CONFIRM_WINE
+}
+
 # need_ntfy exports ASK_CONFIRM_NTFY, the ntfy server (v2.13) that the
 # phone's tests and benchmark run. No package registry here serves it: it
 # is taken from PATH, or from the shared test tools beside the repository
@@ -143,7 +181,7 @@ start_xvfb() {
   done
   Xvfb ":$n" -screen 0 1920x1200x24 -nolisten tcp >/dev/null 2>&1 &
   XVFB_PID=$!
-  at_exit 'kill "$XVFB_PID" 2>/dev/null || true'
+  at_exit "kill $XVFB_PID 2>/dev/null || true"
   local i
   for i in $(seq 1 400); do
     [ -S "/tmp/.X11-unix/X$n" ] && break

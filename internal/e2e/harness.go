@@ -36,6 +36,7 @@ type Harness struct {
 	FakeDir string    // set when dialogs are scripted (fakeZenity)
 	Suffix  string    // makes window titles unique to this test run
 	Acted   time.Time // when click or key last acted on a window
+	Wine    string    // wine64, which runs Exe, the Windows build (NewWineHarness)
 }
 
 // Title returns name made unique to this run, so xdotool never finds a
@@ -190,6 +191,9 @@ func NewHarness(t *testing.T) *Harness {
 }
 
 func (h *Harness) Command(args []string) *exec.Cmd {
+	if h.Wine != "" {
+		return h.wineCommand(h.Exe, args...)
+	}
 	c := exec.Command(h.Exe, args...)
 	c.Args[0] = "ask-confirm"
 	c.Env = h.Env
@@ -250,7 +254,7 @@ func (h *Harness) Start(args ...string) *Running {
 	r.Cmd.Stdout, r.Cmd.Stderr = &r.Stdout, &r.Stderr
 	r.Started = time.Now()
 	Must(h.T, r.Cmd.Start())
-	go func() { r.Err = r.Cmd.Wait(); r.Ended = time.Now(); close(r.Done) }()
+	go func() { r.Err = waitWine(r.Cmd); r.Ended = time.Now(); close(r.Done) }()
 	return r
 }
 
@@ -609,7 +613,11 @@ func (h *Harness) stopHolders() {
 		h.T.Logf("listing holders to stop: %v", err)
 	}
 	for _, rec := range recs {
-		if !rec.Status.Final() && rec.HolderPID > 1 {
+		switch {
+		case rec.Status.Final() || rec.HolderPID <= 1:
+		case h.Wine != "":
+			h.killWineHolder(rec.HolderPID) // a Windows process ID
+		default:
 			syscall.Kill(rec.HolderPID, syscall.SIGTERM)
 		}
 	}
