@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // CodexHook is one ask-confirm hook a Codex configuration declares, and
@@ -76,7 +76,7 @@ func CodexConfig(configPath string, config []byte, hooksPath string, hooksJSON [
 		} `toml:"features"`
 	}
 	if config != nil {
-		if _, err := toml.Decode(string(config), &cfg); err != nil {
+		if err := toml.Unmarshal(config, &cfg); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", configPath, err)
 		}
 	}

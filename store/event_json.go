@@ -8,7 +8,8 @@ import (
 // appendEventJSON appends e as json.Marshal(e) writes it, byte for byte, and
 // fails where json.Marshal fails (a time RFC 3339 cannot hold). It is written
 // out by hand because encoding/json builds its reflection caches on first
-// use, which costs a one-shot process more than the rest of the line.
+// use, which costs a one-shot process more than the rest of the line (with
+// the record codec, 0.3 ms of a remembered answer: see record_encoding.go).
 // Changing Event's fields or tags means changing this too; the tests compare
 // the two.
 func appendEventJSON(b []byte, e *Event) ([]byte, error) {
