@@ -169,7 +169,7 @@ func TestClaudeCodeOwnPrompt(t *testing.T) {
 			s.h.WaitStable(s.h.WaitWindow(s.title))
 			screen.WaitFor("Do you want to proceed?", time.Minute)
 			answered := time.Now()
-			screen.Keys(answer.keys...)
+			screen.KeysUntilGone("Do you want to proceed?", answer.keys...)
 			s.h.WaitNoWindow(s.title, 30*time.Second)
 			closed := time.Since(answered)
 			t.Logf("%s in Claude Code's prompt: the dialog closed %s later", answer.name, closed.Round(10*time.Millisecond))
@@ -311,8 +311,7 @@ func TestCodexCLI(t *testing.T) {
 		s.h.WaitWindow(s.title)
 		screen.WaitFor(agenttest.CodexOwnPrompt, time.Minute)
 		s.h.WaitNoWindow(s.title, 30*time.Second)
-		screen.Keys("Escape")
-		screen.WaitFor("You canceled the request", 30*time.Second)
+		screen.KeysUntil("You canceled the request", "Escape")
 		if s.ran() {
 			t.Fatal("the command ran")
 		}
@@ -335,7 +334,7 @@ func TestCodexCLI(t *testing.T) {
 		if rec := s.h.OnlyRecord(); rec.Status != "withdrawn" || s.h.CountEvents("callers-gone") != 1 {
 			t.Fatalf("the request is %s: %v", rec.Status, s.h.History())
 		}
-		screen.Keys("y")
+		screen.KeysUntil("You approved codex", "y")
 		e2e.Eventually(t, 30*time.Second, "the command Codex's own prompt allowed to run", s.ran)
 	})
 }

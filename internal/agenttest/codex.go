@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -174,12 +175,23 @@ func StartCodexScreen(t *testing.T, home, dir string, env []string, args ...stri
 
 // CodexTrustHooks answers Codex's "Hooks need review" screen with "Trust
 // all and continue", as the README tells the person to.
+// The screen draws before it reads keys, so a key sent at once may be
+// lost: the selection is moved until it is on the second choice, as seen.
 func (s *Screen) CodexTrustHooks() {
 	s.t.Helper()
 	s.WaitFor("Hooks need review", 60*time.Second)
-	s.Keys("Down")
-	s.WaitFor("› 2. Trust all and continue", 10*time.Second)
-	s.Keys("Enter")
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		switch screen := s.Text(); {
+		case strings.Contains(screen, "› 2. Trust all and continue"):
+			s.Keys("Enter")
+			return
+		case strings.Contains(screen, "› 1. Review hooks"):
+			s.Keys("Down")
+		case strings.Contains(screen, "› 3. Continue without trusting"):
+			s.Keys("Up")
+		}
+	}
+	s.t.Fatalf("the hooks' review did not come to \"Trust all and continue\":\n%s", s.Text())
 }
 
 // CodexOwnPrompt is the first line of Codex's own approval prompt.

@@ -79,6 +79,36 @@ func (s *Screen) WaitFor(text string, d time.Duration) {
 	}
 }
 
+// KeysUntil types keys until the screen shows text, at most five times a
+// few seconds apart: a terminal program may drop a key that comes while it
+// redraws. Keys that did their work once must do none again.
+func (s *Screen) KeysUntil(text string, keys ...string) {
+	s.t.Helper()
+	s.keysUntil(func(screen string) bool { return strings.Contains(screen, text) }, "shows "+strconv.Quote(text), keys)
+}
+
+// KeysUntilGone is KeysUntil for text that the keys take off the screen.
+func (s *Screen) KeysUntilGone(text string, keys ...string) {
+	s.t.Helper()
+	s.keysUntil(func(screen string) bool { return !strings.Contains(screen, text) }, "still shows "+strconv.Quote(text), keys)
+}
+
+func (s *Screen) keysUntil(done func(string) bool, what string, keys []string) {
+	s.t.Helper()
+	for try := 0; try < 5; try++ {
+		s.Keys(keys...)
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if done(s.Text()) {
+				return
+			}
+		}
+	}
+	if strings.HasPrefix(what, "shows ") {
+		what = "does not show " + strings.TrimPrefix(what, "shows ")
+	}
+	s.t.Fatalf("after %q five times the screen %s:\n%s", keys, what, s.Text())
+}
+
 // Keys types keys, in tmux's names (Enter, Escape, Down, or text).
 func (s *Screen) Keys(keys ...string) {
 	s.t.Helper()
