@@ -7,6 +7,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -92,15 +93,16 @@ func (a *app) execute(args []string) int {
 		// a bare nil would be a bug, and must not read as approval.
 		err = errNoOutcome
 	}
-	return a.exit(args, err)
+	return a.exit(ran.CommandPath(), args, err)
 }
 
 // errNoOutcome stands in for a nil error from the confirm command.
 var errNoOutcome = errors.New(msgNoOutcome)
 
-// exit turns a command's error into the exit code, printing it unless it is
-// an exitError, whose explanation has been printed already.
-func (a *app) exit(args []string, err error) int {
+// exit turns the error of the command at path ("ask-confirm forget") into
+// the exit code, printing it unless it is an exitError, whose explanation
+// has been printed already, with a hint of what to type next.
+func (a *app) exit(path string, args []string, err error) int {
 	var ee *exitError
 	if err != nil && !errors.As(err, &ee) {
 		code := exitCodeFor(err)
@@ -111,8 +113,11 @@ func (a *app) exit(args []string, err error) int {
 		}
 		a.out.error(err.Error())
 		var ue *usageError
-		if errors.As(err, &ue) {
-			a.out.hint(hintFlag)
+		switch {
+		case errors.Is(err, lifecycle.ErrUnknownKey):
+			a.out.hint(hintList)
+		case errors.As(err, &ue):
+			a.out.hint(fmt.Sprintf(hintFlagFor, path))
 		}
 	}
 	return int(exitCodeFor(err))

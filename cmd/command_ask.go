@@ -56,10 +56,10 @@ Exit codes:
 	}
 	f := c.Flags()
 	o.defineQuestion(f, "OK", "OK")
-	f.StringArrayVar(&options, "option", nil, `an option, "LABEL" or "LABEL=DESCRIPTION"; repeat it for each option, in the order shown`)
-	f.BoolVar(&o.call.Request.Multiple, "multiple", false, "let the person pick several options; each label picked is printed on a line of its own")
-	f.BoolVar(&o.call.Request.Other, "other", false, `add a last option, "`+dialog.OtherLabel+`", that lets the person type an answer of their own, printed in place of a label`)
-	f.StringArrayVar(&defaults, "default", nil, "the label of an option picked in advance (OK without picking takes it); repeat it with --multiple")
+	f.StringArrayVar(&options, "option", nil, `an option, LABEL or LABEL=DESCRIPTION; repeat it, in order`)
+	f.BoolVar(&o.call.Request.Multiple, "multiple", false, "let the person pick several options, one per output line")
+	f.BoolVar(&o.call.Request.Other, "other", false, `add "`+dialog.OtherLabel+`", for an answer the person types`)
+	f.StringArrayVar(&defaults, "default", nil, "an option picked in advance; repeat it with --multiple")
 	o.defineLifecycle(f, false)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	return c

@@ -87,8 +87,8 @@ func (o *confirmOptions) define(f *pflag.FlagSet) {
 	r := &o.call.Request
 	o.defineQuestion(f, d.Request.OKLabel, "approve")
 	f.StringVar(&r.Icon, "icon", d.Request.Icon, "dialog icon: "+strings.Join(dialog.Icons, "|"))
-	f.BoolVar(&r.DefaultApprove, "default-approve", false, "make Approve the default button, so Enter approves (default: Cancel is the default button)")
-	f.DurationVar(&r.ApproveFor, "approve-for", 0, `add a third button, "Approve for DURATION", that approves and keeps that approval for DURATION for this exact request, whatever --remember says (1s to 168h)`)
+	f.BoolVar(&r.DefaultApprove, "default-approve", false, "make Approve the default button (Enter approves)")
+	f.DurationVar(&r.ApproveFor, "approve-for", 0, `add a button that approves for DURATION (1s to 168h)`)
 	o.defineLifecycle(f, true)
 }
 
@@ -98,7 +98,7 @@ func (o *confirmOptions) defineQuestion(f *pflag.FlagSet, okLabel, ok string) {
 	d := lifecycle.DefaultCall()
 	r := &o.call.Request
 	f.StringVar(&r.Title, "title", d.Request.Title, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
-	f.StringVar(&r.Message, "message", "", fmt.Sprintf("the question to ask (required; at most %d bytes; shown literally, never as markup)", dialog.MaxMessageBytes))
+	f.StringVar(&r.Message, "message", "", fmt.Sprintf("the question, shown literally (required; at most %d bytes)", dialog.MaxMessageBytes))
 	f.StringVar(&r.OKLabel, "ok-label", okLabel, fmt.Sprintf("label of the %s button (at most %d bytes)", ok, dialog.MaxLabelBytes))
 	f.StringVar(&r.CancelLabel, "cancel-label", d.Request.CancelLabel, fmt.Sprintf("label of the cancel button (at most %d bytes)", dialog.MaxLabelBytes))
 }
@@ -109,22 +109,22 @@ func (o *confirmOptions) defineQuestion(f *pflag.FlagSet, okLabel, ok string) {
 func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool) {
 	d := lifecycle.DefaultCall()
 	r := &o.call.Request
-	f.DurationVar(&o.call.Wait, "wait", d.Wait, "longest time this invocation blocks before exiting 3 (pending); 0 returns at once (0 to 24h)")
-	f.DurationVar(&o.call.Timeout, "timeout", d.Timeout, "how long the dialog stays open unanswered before it expires (above 0, at most 24h)")
-	f.DurationVar(&o.call.Remember, "remember", d.Remember, "how long an answer, once some caller has received it, is returned again to the same request without a new dialog (0 to 168h)")
-	f.DurationVar(&o.call.CollectWithin, "collect-within", d.CollectWithin, "how long an answer that no caller has received yet (its caller stopped waiting) is kept for the next identical request, which receives it once; never less than --remember (0 to 168h)")
-	f.StringVar(&r.Scope, "scope", "", "what separates identical requests (default: the working directory)")
-	f.StringVar(&r.Key, "key", "", fmt.Sprintf("explicit identity; a new message under the same key supersedes the open dialog (at most %d bytes)", dialog.MaxKeyBytes))
-	f.IntVar(&o.call.Retries, "retries", d.Retries, fmt.Sprintf("how many times to show the dialog again when it fails to render or its holder dies (0 to %d)", lifecycle.MaxRetries))
+	f.DurationVar(&o.call.Wait, "wait", d.Wait, "how long to wait before exiting 3, pending (0 to 24h)")
+	f.DurationVar(&o.call.Timeout, "timeout", d.Timeout, "how long the dialog stays open (above 0, at most 24h)")
+	f.DurationVar(&o.call.Remember, "remember", d.Remember, "how long a received answer is reused (0 to 168h)")
+	f.DurationVar(&o.call.CollectWithin, "collect-within", d.CollectWithin, "how long an answer nobody received is kept for a retry (0 to 168h)")
+	f.StringVar(&r.Scope, "scope", "", "what tells identical requests apart (default: the working directory)")
+	f.StringVar(&r.Key, "key", "", fmt.Sprintf("the request's name; a new question under it supersedes (at most %d bytes)", dialog.MaxKeyBytes))
+	f.IntVar(&o.call.Retries, "retries", d.Retries, fmt.Sprintf("how often to show a dialog again that failed (0 to %d)", lifecycle.MaxRetries))
 	if headlessApprove {
-		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4), deny (exit 1) or approve (exit 0, logged)")
+		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "where nobody can be asked: fail (4), deny (1) or approve (0, logged)")
 	} else {
-		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "what to do when nobody can be asked: fail (exit 4) or deny (exit 1); there is no answer to approve with")
+		f.StringVar(&o.call.IfHeadless, "if-headless", d.IfHeadless, "where nobody can be asked: fail (4) or deny (1)")
 	}
-	f.StringVar(&o.call.Remote, "remote", "", "when the person is asked on their phone too (ask-confirm remote setup): off; also, beside the dialog or terminal, the first answer wins; fallback, only where nobody can be asked here; only (default: the mode remote setup recorded, else off)")
-	f.BoolVar(&o.noTerminal, "no-terminal", false, "never ask on the terminal: where no dialog can be shown, --if-headless decides even when a person is typing at this terminal")
-	f.BoolVar(&o.noOrigin, "no-origin", false, `hide the line under the question that says who asks ("Asked by deploy.sh in ~/src/app · closes at 14:05"), for callers whose message says so itself`)
-	f.BoolVar(&o.json, "json", false, "print exactly one JSON object with the outcome on stdout")
+	f.StringVar(&o.call.Remote, "remote", "", "ask on the phone too: off, also, fallback or only (default: as remote setup recorded)")
+	f.BoolVar(&o.noTerminal, "no-terminal", false, "never ask on the terminal; without a dialog, --if-headless decides")
+	f.BoolVar(&o.noOrigin, "no-origin", false, `hide the line that says who asks and until when`)
+	f.BoolVar(&o.json, "json", false, "print the outcome as one JSON object")
 	f.SortFlags = false
 }
 

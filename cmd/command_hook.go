@@ -67,10 +67,10 @@ event, exits 1 with an error on stderr, and the host asks its own way.`,
 		},
 	}
 	f := c.Flags()
-	f.DurationVar(&s.Wait, "wait", s.Wait, "how long to wait for the person before handing the question back to the host's prompt; keep it below the host's hook timeout (0 to 24h)")
-	f.DurationVar(&s.Remember, "remember", s.Remember, "how long an answer, once the host has received it, is returned again to the same call without a new dialog (0 to 168h)")
-	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "how long an answer given after the hook stopped waiting is kept for the same call proposed again, which receives it once; never less than --remember (0 to 168h)")
-	f.DurationVar(&s.Defer, "defer", 0, "Claude Code's PreToolUse in a headless session (claude -p) only: when nobody answers within --wait, answer defer and keep the dialog open this much longer; claude -p --resume then collects the answer (Claude Code 2.1.89 and later)")
+	f.DurationVar(&s.Wait, "wait", s.Wait, "how long to wait before handing back to the host; below its timeout (0 to 24h)")
+	f.DurationVar(&s.Remember, "remember", s.Remember, "how long a received answer is reused for the same call (0 to 168h)")
+	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "how long a late answer is kept for the same call (0 to 168h)")
+	f.DurationVar(&s.Defer, "defer", 0, "in claude -p, defer an unanswered call and keep asking this long")
 	f.SortFlags = false
 	return c
 }

@@ -35,7 +35,7 @@ type remoteSetupOptions struct {
 }
 
 // modeHelp describes the modes, for the flags that take one.
-const modeHelp = "off: never; also: beside the dialog or terminal, the first answer wins; fallback: only where nobody can be asked here; only: the phone alone"
+const modeHelp = "off, also, fallback or only"
 
 func newRemoteSetupCommand(a *app) *cobra.Command {
 	var o remoteSetupOptions
@@ -57,7 +57,7 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 	f.StringVar(&o.replyTopic, "reply-topic", "", "the topic the phone's buttons answer on")
 	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
 	f.StringVar(&o.answerTokenFile, "answer-token-file", "", "file with the token the buttons carry (- for standard input)")
-	f.StringVar(&o.mode, "mode", remote.ModeFallback, "when the phone is asked where --remote does not say: "+modeHelp)
+	f.StringVar(&o.mode, "mode", remote.ModeFallback, "when to ask on the phone, unless --remote says: "+modeHelp)
 	return c
 }
 

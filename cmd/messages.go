@@ -9,6 +9,8 @@ const (
 	msgNoWorkDir = "finding the working directory for --scope: %w"
 	msgCountdown = "ask-confirm: waiting for answer… %s left, dialog open until %s"
 	hintFlag     = "run 'ask-confirm --help' for the flags and their limits"
+	hintFlagFor  = "run '%s --help' for the flags and their limits"
+	hintList     = "run 'ask-confirm list' for the stored requests and their keys"
 
 	msgListEmpty         = "no open requests and no remembered answers"
 	msgHolderGone        = "(holder gone)"

@@ -45,9 +45,9 @@ const (
 	// any caller yet.
 	MsgUncollected = "no caller has collected it yet"
 
-	msgNoMatch       = "no stored request matches %q; see ask-confirm list"
+	msgNoMatch       = "no stored request matches %q"
 	msgAmbiguous     = "%q matches %d requests; give more of the identity"
-	msgKeyManyWays   = "--key %q was asked more than one way (%s), each its own request; give the identity (see ask-confirm list)"
+	msgKeyManyWays   = "--key %q was asked more than one way (%s), each its own request; give the identity"
 	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
 	msgCancelFailed  = "cancelling %s: %w"
 	msgRecordHistory = "recording %s in the history: %w"

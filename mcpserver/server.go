@@ -121,11 +121,11 @@ messages; warnings and errors go to stderr.`,
 		},
 	}
 	f := c.Flags()
-	f.DurationVar(&o.Wait, "wait", o.Wait, "longest time one confirm call blocks before it returns pending (0 to 24h; keep it below the client's tool-call timeout)")
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long a dialog stays open unanswered, unless the call gives its own timeout (above 0, at most 24h)")
-	f.DurationVar(&o.Remember, "remember", o.Remember, "how long an answer, once a call has received it, is returned again to the same request without a new dialog (0 to 168h)")
-	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "how long an answer that no call has received yet is kept for the next identical call, which receives it once; never less than --remember (0 to 168h)")
-	f.StringVar(&askWith, "ask-with", askWith, "how the person is asked: dialog (a native dialog only), elicitation (always the client's form), or auto (a dialog where one can be shown, else the client's form if it has one)")
+	f.DurationVar(&o.Wait, "wait", o.Wait, "how long a call waits before it returns pending; below the client's timeout (0 to 24h)")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long a dialog stays open, unless the call says (above 0, at most 24h)")
+	f.DurationVar(&o.Remember, "remember", o.Remember, "how long a received answer is reused (0 to 168h)")
+	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "how long an answer nobody received is kept for a retry (0 to 168h)")
+	f.StringVar(&askWith, "ask-with", askWith, "how to ask: dialog, elicitation (the client's form) or auto (a dialog, else the form)")
 	f.SortFlags = false
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	return c
