@@ -288,11 +288,11 @@ func (r doctorReport) printTable(out io.Writer) error {
 		backend += " (" + r.BackendPath + ")"
 	}
 	line("backend", backend)
-	holder := "can be detached: "
+	holder := msgDoctorDetached
 	if !r.Holder.CanDetach {
-		holder = "cannot be detached: "
+		holder = msgDoctorNotDetached
 	}
-	line("holder", holder+r.Holder.How)
+	line("holder", fmt.Sprintf(holder, r.Holder.How))
 	line("approve-for", orNone(r.ApproveFor))
 	if r.MCPServer != "" {
 		line("mcp server", r.MCPServer)
@@ -311,48 +311,47 @@ func (r doctorReport) printTable(out io.Writer) error {
 		if h.Problem == "" {
 			line("codex hook", fmt.Sprintf(msgDoctorCodexOK, h.Key))
 		} else {
-			line("codex hook", h.Key+": "+h.Problem)
+			line("codex hook", fmt.Sprintf(msgDoctorCodexProblem, h.Key, h.Problem))
 		}
 	}
 	if r.Terminal.Available {
 		line("terminal", fmt.Sprintf(msgDoctorTerminal, r.Terminal.Name))
 	} else {
-		line("terminal", "not available: "+r.Terminal.Reason)
+		line("terminal", fmt.Sprintf(msgDoctorNoTerminalHere, r.Terminal.Reason))
 	}
 	for _, pc := range r.Paths {
-		v := pc.Path + ": "
+		var v string
 		switch {
 		case !pc.Exists && pc.Safe:
-			v += pc.Note
+			v = pc.Note
 		case !pc.Exists:
-			v += "unsafe: " + pc.Problem
+			v = fmt.Sprintf(msgDoctorPathUnsafe, pc.Problem)
 		case !pc.Safe:
-			v += pc.Mode + ", unsafe: " + pc.Problem
+			v = fmt.Sprintf(msgDoctorModeUnsafe, pc.Mode, pc.Problem)
+		case pc.Note != "":
+			v = fmt.Sprintf(msgDoctorModeNote, pc.Mode, pc.Note)
 		default:
-			v += pc.Mode
-			if pc.Note != "" {
-				v += ", " + pc.Note
-			}
+			v = pc.Mode
 		}
-		line(pc.Name, v)
+		line(pc.Name, pc.Path+": "+v)
 	}
 	for _, n := range r.Notes {
 		line("note", n)
 	}
 	switch {
 	case r.CanAsk:
-		line("can ask", "yes")
+		line("can ask", msgDoctorAskYes)
 	case r.Terminal.Available:
-		line("can ask", "on the terminal only: "+r.Reason)
+		line("can ask", fmt.Sprintf(msgDoctorAskTerminal, r.Reason))
 	default:
-		line("can ask", "no: "+r.Reason)
+		line("can ask", fmt.Sprintf(msgDoctorAskNo, r.Reason))
 	}
 	return w.Flush()
 }
 
 func orNone(s string) string {
 	if s == "" {
-		return "none"
+		return msgDoctorNone
 	}
 	return s
 }
