@@ -112,7 +112,7 @@ func (a *app) exit(path string, args []string, err error) int {
 			writeJSON(a.stdout, lifecycle.ErrorResult("", code, err))
 		}
 		a.out.error(err.Error())
-		var ue *usageError
+		var ue *lifecycle.UsageError
 		switch {
 		case errors.Is(err, lifecycle.ErrUnknownKey):
 			a.out.hint(hintList)
@@ -150,7 +150,7 @@ func (a *app) report(r lifecycle.Result, asJSON bool) error {
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := check(c, args); err != nil {
-			return &usageError{err}
+			return lifecycle.Usage(err)
 		}
 		return nil
 	}

@@ -61,7 +61,7 @@ Exit codes:
 	f.BoolVar(&o.call.Request.Other, "other", false, `add "`+dialog.OtherLabel+`", for an answer the person types`)
 	f.StringArrayVar(&defaults, "default", nil, "an option picked in advance; repeat it with --multiple")
 	o.defineLifecycle(f, false)
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
 	return c
 }
 
@@ -93,7 +93,7 @@ Exit codes:
 		RunE: func(c *cobra.Command, _ []string) error {
 			if len(text) > 1 {
 				// A string flag would keep the last silently.
-				return &usageError{fmt.Errorf(msgDefaultTwice, len(text))}
+				return lifecycle.Usage(fmt.Errorf(msgDefaultTwice, len(text)))
 			}
 			o.call.Request.Kind = dialog.Input
 			if len(text) == 1 {
@@ -106,7 +106,7 @@ Exit codes:
 	o.defineQuestion(f, "OK", "OK")
 	f.StringArrayVar(&text, "default", nil, fmt.Sprintf("the text the field starts with (one line, at most %d bytes)", dialog.MaxTextBytes))
 	o.defineLifecycle(f, false)
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
 	return c
 }
 

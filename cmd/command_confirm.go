@@ -63,7 +63,7 @@ Exit codes:
 		},
 	}
 	o.define(c.Flags())
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
 	c.AddCommand(newVersionCommand(),
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
 		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a),

@@ -75,7 +75,7 @@ func newRemoteModeCommand(a *app) *cobra.Command {
 			if len(args) == 1 {
 				s.Mode = args[0]
 				if err := s.Check(); err != nil {
-					return &usageError{err}
+					return lifecycle.Usage(err)
 				}
 				if err := remote.Save(a.remoteFile, s); err != nil {
 					return fmt.Errorf(msgRemoteSave, err)
@@ -92,11 +92,11 @@ func newRemoteModeCommand(a *app) *cobra.Command {
 func (o remoteSetupOptions) settings(stdin io.Reader) (remote.Settings, error) {
 	for _, f := range []struct{ name, value string }{{"--server", o.server}, {"--topic", o.topic}, {"--reply-topic", o.replyTopic}, {"--token-file", o.tokenFile}, {"--answer-token-file", o.answerTokenFile}} {
 		if f.value == "" {
-			return remote.Settings{}, &usageError{fmt.Errorf(msgRemoteFlagMissing, f.name)}
+			return remote.Settings{}, lifecycle.Usage(fmt.Errorf(msgRemoteFlagMissing, f.name))
 		}
 	}
 	if o.tokenFile == "-" && o.answerTokenFile == "-" {
-		return remote.Settings{}, &usageError{errors.New(msgRemoteOneStdin)}
+		return remote.Settings{}, lifecycle.Usage(errors.New(msgRemoteOneStdin))
 	}
 	token, err := readToken(stdin, o.tokenFile)
 	if err != nil {
@@ -108,7 +108,7 @@ func (o remoteSetupOptions) settings(stdin io.Reader) (remote.Settings, error) {
 	}
 	s := remote.Settings{Config: remote.Config{Server: o.server, Topic: o.topic, ReplyTopic: o.replyTopic, Token: token, AnswerToken: answer}, Mode: o.mode}
 	if err := s.Check(); err != nil {
-		return remote.Settings{}, &usageError{err}
+		return remote.Settings{}, lifecycle.Usage(err)
 	}
 	return s, nil
 }
@@ -120,7 +120,7 @@ func readToken(stdin io.Reader, file string) (string, error) {
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
-			return "", &usageError{fmt.Errorf(msgRemoteTokenRead, file, err)}
+			return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenRead, file, err))
 		}
 		defer f.Close()
 		in = f
@@ -128,15 +128,15 @@ func readToken(stdin io.Reader, file string) (string, error) {
 	// A token is a few dozen bytes; a file of more is not one.
 	b, err := io.ReadAll(io.LimitReader(in, 4096))
 	if err != nil {
-		return "", &usageError{fmt.Errorf(msgRemoteTokenRead, file, err)}
+		return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenRead, file, err))
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	line = strings.TrimSpace(line)
 	switch {
 	case line == "":
-		return "", &usageError{fmt.Errorf(msgRemoteTokenEmpty, file)}
+		return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenEmpty, file))
 	case strings.IndexFunc(line, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0:
-		return "", &usageError{fmt.Errorf(msgRemoteTokenBad, file)}
+		return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenBad, file))
 	}
 	return line, nil
 }

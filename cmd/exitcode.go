@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
@@ -13,19 +12,12 @@ type exitError struct{ code lifecycle.ExitCode }
 
 func (e *exitError) Error() string { return "exit status " + strconv.Itoa(int(e.code)) }
 
-// usageError marks an error in the command line itself.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
 // exitCodeFor maps the error a command returned to the process's exit code.
 // Anything it does not recognise is internal: never 0. An exitError counts
 // only as the error itself: an approval wrapped together with a failure is
 // a failure.
 func exitCodeFor(err error) lifecycle.ExitCode {
 	var ee *exitError
-	var ue *usageError
 	if e, ok := err.(*exitError); ok {
 		return e.code
 	}
@@ -34,7 +26,7 @@ func exitCodeFor(err error) lifecycle.ExitCode {
 		return lifecycle.ExitApproved
 	case errors.As(err, &ee) && ee.code != lifecycle.ExitApproved:
 		return ee.code
-	case errors.As(err, &ue), errors.Is(err, dialog.ErrInvalid), errors.Is(err, lifecycle.ErrUnknownKey):
+	case lifecycle.IsUsage(err):
 		return lifecycle.ExitUsage
 	default:
 		return lifecycle.ExitInternal

@@ -18,8 +18,8 @@ func TestExitCodeFor(t *testing.T) {
 		want lifecycle.ExitCode
 	}{
 		{"success", nil, lifecycle.ExitApproved},
-		{"an unparsable flag", &usageError{errors.New("unknown flag: --bogus")}, lifecycle.ExitUsage},
-		{"a wrapped unparsable flag", fmt.Errorf("parsing: %w", &usageError{errors.New("bad")}), lifecycle.ExitUsage},
+		{"an unparsable flag", lifecycle.Usage(errors.New("unknown flag: --bogus")), lifecycle.ExitUsage},
+		{"a wrapped unparsable flag", fmt.Errorf("parsing: %w", lifecycle.Usage(errors.New("bad"))), lifecycle.ExitUsage},
 		{"an invalid request", &dialog.InvalidError{Field: "--message", Reason: "must not be empty"}, lifecycle.ExitUsage},
 		{"a wrapped invalid request", fmt.Errorf("checking: %w", &dialog.InvalidError{Field: "--title", Reason: "too long"}), lifecycle.ExitUsage},
 		{"the bare invalid-request sentinel", dialog.ErrInvalid, lifecycle.ExitUsage},

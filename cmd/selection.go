@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -11,11 +12,11 @@ import (
 func (a *app) selectRecords(args []string, all bool) ([]store.Record, error) {
 	switch {
 	case all && len(args) > 0:
-		return nil, &usageError{errors.New(msgKeyAndAll)}
+		return nil, lifecycle.Usage(errors.New(msgKeyAndAll))
 	case all:
 		return a.engine.All()
 	case len(args) != 1:
-		return nil, &usageError{errors.New(msgKeyOrAll)}
+		return nil, lifecycle.Usage(errors.New(msgKeyOrAll))
 	}
 	r, err := a.engine.Find(args[0])
 	if err != nil {

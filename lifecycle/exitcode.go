@@ -1,6 +1,11 @@
 package lifecycle
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+)
 
 // ExitCode is ask-confirm's public API: the process exit status that every
 // front end reports a request's outcome with. The numbers never change
@@ -39,3 +44,22 @@ var ExitCodes = []struct {
 }
 
 func (c ExitCode) String() string { return strconv.Itoa(int(c)) }
+
+// UsageError marks a mistake in a front end's command line: a flag that
+// does not parse, or a combination that means nothing. Front ends exit
+// ExitUsage for it.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// IsUsage reports whether err is the caller's mistake, which every front
+// end reports as ExitUsage: a UsageError, a request that is not valid
+// (dialog.ErrInvalid), or a key that names no stored request.
+func IsUsage(err error) bool {
+	var ue *UsageError
+	return errors.As(err, &ue) || errors.Is(err, dialog.ErrInvalid) || errors.Is(err, ErrUnknownKey)
+}
+
+// Usage marks err as a mistake in a front end's command line (UsageError).
+func Usage(err error) error { return &UsageError{Err: err} }

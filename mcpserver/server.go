@@ -4,8 +4,6 @@
 package mcpserver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,19 +11,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/spf13/cobra"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
@@ -37,99 +29,6 @@ import (
 // line. Only a person's answer approves (a click in the dialog, or an
 // explicit approve in the client's form); the server has no --if-headless
 // approve, and nothing an agent can send changes that.
-
-// Main runs ask-confirm-mcp with the process's arguments and returns its
-// exit code. A holder started by the engine runs here too.
-func Main() int {
-	if code, ok := lifecycle.HolderMain(os.Args[1:], lifecycle.Config{}); ok {
-		return code
-	}
-	return execute(NewCommand(), os.Args[1:], os.Stderr)
-}
-
-// execute runs c with args and returns the exit code, printing an error as
-// ask-confirm does: a mistake in the command line exits 2, anything else 8.
-func execute(c *cobra.Command, args []string, stderr io.Writer) int {
-	if args == nil {
-		// cobra reads os.Args for nil arguments; these are the whole input.
-		args = []string{}
-	}
-	c.SetArgs(args)
-	c.SetErr(stderr)
-	c.SilenceErrors, c.SilenceUsage = true, true
-	err := c.Execute()
-	if err == nil {
-		return int(lifecycle.ExitApproved)
-	}
-	fmt.Fprintf(stderr, msgError+"\n", err)
-	var ue *usageError
-	if errors.As(err, &ue) || errors.Is(err, dialog.ErrInvalid) {
-		fmt.Fprintln(stderr, msgHint+hintFlags)
-		return int(lifecycle.ExitUsage)
-	}
-	return int(lifecycle.ExitInternal)
-}
-
-// usageError marks a mistake in the command line.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-// NewCommand is ask-confirm-mcp's command: the server.
-func NewCommand() *cobra.Command {
-	o := lifecycle.DefaultCall()
-	o.Wait = 40 * time.Second
-	askWith := askAuto
-	c := &cobra.Command{
-		Use:   "ask-confirm-mcp [flags]",
-		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
-		Long: `ask-confirm-mcp (also run as ask-confirm mcp) is a Model Context Protocol
-server on stdin and stdout, for agent hosts to start. Its confirm tool asks
-the person exactly as the ask-confirm command does: same dialog, answer
-store, identity and history.
-
-A confirm call returns within --wait (keep it below the host's tool-call
-timeout, often 60s). While the dialog is open the call returns status
-"pending"; calling confirm again with the same arguments collects the answer
-or joins the same dialog. When the client sent a progress token, the server
-sends a progress notification about once a second while it waits.
-
-The scope of a request defaults to the server's working directory; a call
-may give its own. --ask-with says how the person is asked: dialog, a native
-dialog only; elicitation, always a form the client shows (MCP elicitation);
-auto (the default), a dialog where one can be shown, since the agent's host
-cannot click it, and else the client's form if the client declared the
-elicitation capability. When nobody can be asked the call reports
-"headless": nothing approves without a person. Stdout carries only protocol
-messages; warnings and errors go to stderr.`,
-		Example: `  {"mcpServers": {"ask-confirm": {"command": "ask-confirm", "args": ["mcp"]}}}`,
-		Args: func(c *cobra.Command, args []string) error {
-			if err := cobra.NoArgs(c, args); err != nil {
-				return &usageError{err}
-			}
-			return nil
-		},
-		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := newServer(o, askWith, c.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return s.serve(ctx, newStdio(os.Stdin, os.Stdout))
-		},
-	}
-	f := c.Flags()
-	f.DurationVar(&o.Wait, "wait", o.Wait, "how long a call waits before it returns pending; below the client's timeout (0 to 24h)")
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "how long a dialog stays open, unless the call says (above 0, at most 24h)")
-	f.DurationVar(&o.Remember, "remember", o.Remember, "how long a received answer is reused (0 to 168h)")
-	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "how long an answer nobody received is kept for a retry (0 to 168h)")
-	f.StringVar(&askWith, "ask-with", askWith, "how to ask: dialog, elicitation (the client's form) or auto (a dialog, else the form)")
-	f.SortFlags = false
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	return c
-}
 
 // server answers tool calls through the request engine.
 type server struct {
@@ -160,12 +59,12 @@ func newServer(base lifecycle.Call, askWith string, stderr io.Writer) (*server, 
 	probe := base
 	probe.Request.Message = "?"
 	if err := probe.Validate(); err != nil {
-		return nil, &usageError{err}
+		return nil, lifecycle.Usage(err)
 	}
 	switch askWith {
 	case askDialog, askElicitation, askAuto:
 	default:
-		return nil, &usageError{&dialog.InvalidError{Field: "--ask-with", Reason: fmt.Sprintf(msgAskWith, askWith)}}
+		return nil, lifecycle.Usage(&dialog.InvalidError{Field: "--ask-with", Reason: fmt.Sprintf(msgAskWith, askWith)})
 	}
 	s := &server{base: base, askWith: askWith, questions: newQuestions(), life: context.Background(), stderr: stderr}
 	s.engine = lifecycle.New(lifecycle.Config{Warn: s.warn})
@@ -199,112 +98,6 @@ func (s *server) serve(ctx context.Context, t mcp.Transport) error {
 		return nil
 	}
 	return err
-}
-
-// confirmArgs are the arguments of the confirm tool. The schema fills in the
-// defaults of whatever a call leaves out.
-type confirmArgs struct {
-	Title          string `json:"title"`
-	Message        string `json:"message"`
-	OKLabel        string `json:"ok_label"`
-	CancelLabel    string `json:"cancel_label"`
-	Icon           string `json:"icon"`
-	DefaultApprove bool   `json:"default_approve"`
-	Key            string `json:"key"`
-	Scope          string `json:"scope"`
-	Timeout        string `json:"timeout"`
-}
-
-// keyArgs are the arguments of the status and cancel tools.
-type keyArgs struct {
-	Key string `json:"key"`
-}
-
-// toolOutput is the structured content of every tool's result: the fields
-// of ask-confirm --json that a caller acts on. Message is the same sentence
-// as the text content.
-type toolOutput struct {
-	Status      string `json:"status" jsonschema:"approved is the only yes; pending means call confirm again with the same arguments; denied, cancelled, expired, headless, failed and superseded mean do not proceed"`
-	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the dialog is open: call confirm again with the same arguments"`
-	Key         string `json:"key" jsonschema:"the request's identity, for the status and cancel tools"`
-	Remembered  bool   `json:"remembered" jsonschema:"true when the answer was given before this call and returned from the store"`
-	AnsweredAt  string `json:"answered_at,omitempty" jsonschema:"when the request ended, RFC 3339"`
-	Message     string `json:"message" jsonschema:"what happened, in a sentence"`
-}
-
-func (s *server) confirmTool() *mcp.Tool {
-	text := func(desc string, max int, def string) *jsonschema.Schema {
-		p := &jsonschema.Schema{Type: "string", Description: desc, MaxLength: &max}
-		if def != "" {
-			p.Default = jsonString(def)
-		}
-		return p
-	}
-	one := 1
-	icons := make([]any, len(dialog.Icons))
-	for i, icon := range dialog.Icons {
-		icons[i] = icon
-	}
-	base := s.base.Request
-	return &mcp.Tool{
-		Name:        "confirm",
-		Title:       "Ask a person to approve",
-		Description: fmt.Sprintf(mcpConfirmDescription, s.asks(), dialog.ShortDuration(s.base.Wait)),
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
-		InputSchema: &jsonschema.Schema{
-			Type:     "object",
-			Required: []string{"message"},
-			Properties: map[string]*jsonschema.Schema{
-				"message": func() *jsonschema.Schema {
-					p := text(fmt.Sprintf("the question to ask, shown literally (never as markup); newlines and tabs allowed; at most %d bytes", dialog.MaxMessageBytes), dialog.MaxMessageBytes, "")
-					p.MinLength = &one
-					return p
-				}(),
-				"title":           text(fmt.Sprintf("window title, at most %d bytes", dialog.MaxTitleBytes), dialog.MaxTitleBytes, base.Title),
-				"ok_label":        text(fmt.Sprintf("label of the approve button, at most %d bytes", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.OKLabel),
-				"cancel_label":    text(fmt.Sprintf("label of the cancel button, at most %d bytes; must differ from ok_label", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.CancelLabel),
-				"icon":            {Type: "string", Description: "dialog icon", Enum: icons, Default: jsonString(base.Icon)},
-				"default_approve": {Type: "boolean", Description: "make the approve button the default, so Enter approves (default: cancel is the default button)", Default: []byte("false")},
-				"key":             text(fmt.Sprintf("explicit identity of the request; a different question under the same key replaces the open dialog (at most %d bytes)", dialog.MaxKeyBytes), dialog.MaxKeyBytes, ""),
-				"scope":           text(fmt.Sprintf("what separates identical questions asked for different things, such as a repository path (default: the server's working directory; at most %d bytes)", dialog.MaxScopeBytes), dialog.MaxScopeBytes, ""),
-				"timeout":         text(fmt.Sprintf("how long the dialog stays open unanswered, as a duration such as 90s or 10m (above 0, at most %s)", dialog.ShortDuration(lifecycle.MaxTimeout)), 32, dialog.ShortDuration(s.base.Timeout)),
-			},
-			PropertyOrder:        []string{"message", "title", "ok_label", "cancel_label", "icon", "default_approve", "key", "scope", "timeout"},
-			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		},
-	}
-}
-
-func keySchema(what string) *jsonschema.Schema {
-	one := 1
-	return &jsonschema.Schema{
-		Type:     "object",
-		Required: []string{"key"},
-		Properties: map[string]*jsonschema.Schema{
-			"key": {Type: "string", MinLength: &one, Description: what + `: the key given to confirm, or the "key" field of its result (a unique prefix of at least 4 characters will do)`},
-		},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-	}
-}
-
-func (s *server) statusTool() *mcp.Tool {
-	return &mcp.Tool{
-		Name:        "status",
-		Title:       "Look at a confirmation request",
-		Description: `Report what calling confirm (or ask) again for a request would return now, without waiting and without showing a dialog; for a question asked with ask, with its answer.`,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
-		InputSchema: keySchema("the request to look at"),
-	}
-}
-
-func (s *server) cancelTool() *mcp.Tool {
-	return &mcp.Tool{
-		Name:        "cancel",
-		Title:       "Withdraw a confirmation request",
-		Description: `Close the open dialog of a request; it ends cancelled, which counts as a denial. A request that already ended is left as it is.`,
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
-		InputSchema: keySchema("the request to withdraw"),
-	}
 }
 
 // request turns a confirm call's arguments into the request and timeout of
@@ -652,127 +445,4 @@ func (p *progressNotifier) Done() {}
 func jsonString(s string) json.RawMessage {
 	b, _ := json.Marshal(s) // a string always marshals
 	return b
-}
-
-// newStdio is the SDK's stdio transport behind a filter that answers a line
-// the SDK cannot read with a JSON-RPC error, where the SDK would end the
-// session (modelcontextprotocol/go-sdk#1209): one bad line from a client
-// must not take down the server and drop the calls in flight. Lines that
-// are JSON-RPC messages reach the SDK byte for byte.
-func newStdio(in io.Reader, out io.Writer) mcp.Transport {
-	w := &lineWriter{w: out}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(filterLines(in, pw, w)) }()
-	return &mcp.IOTransport{Reader: pr, Writer: w}
-}
-
-// lineWriter writes whole lines to stdout, one writer at a time: the SDK
-// writes each message in one call, and so does filterLines.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// Close leaves stdout open: it is the process's, not the session's.
-func (l *lineWriter) Close() error { return nil }
-
-// filterLines copies the JSON-RPC messages among in's lines to sdk and
-// answers every other line on out. It returns when in ends or sdk stops
-// reading.
-func filterLines(in io.Reader, sdk io.Writer, out io.Writer) error {
-	r := bufio.NewReader(in)
-	for {
-		line, tooLong, err := readLine(r, mcp.DefaultMaxLineLength)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			if reply := refuseLine(line, tooLong); reply != nil {
-				if _, werr := out.Write(reply); werr != nil {
-					return werr
-				}
-			} else if _, werr := sdk.Write(append(line, '\n')); werr != nil {
-				return werr
-			}
-		}
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
-}
-
-// readLine returns the next line of r without its newline. A line longer
-// than max is read to its end and dropped, and reported as tooLong.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			line = append(line, chunk...)
-			if len(line) > max {
-				line, tooLong = nil, true
-			}
-		}
-		if err != bufio.ErrBufferFull {
-			return bytes.TrimRight(line, "\r\n"), tooLong, err
-		}
-	}
-}
-
-// refuseLine returns the JSON-RPC error that answers line, or nil when line
-// is one JSON-RPC message, for the SDK.
-func refuseLine(line []byte, tooLong bool) []byte {
-	var id json.RawMessage // null unless the line names its request
-	code, msg := jsonrpc.CodeInvalidRequest, ""
-	switch trimmed := bytes.TrimSpace(line); {
-	case tooLong:
-		msg = fmt.Sprintf("message longer than %d bytes", mcp.DefaultMaxLineLength)
-	case !json.Valid(trimmed):
-		code, msg = jsonrpc.CodeParseError, "parse error: the line is not one JSON value"
-	case trimmed[0] == '[':
-		// MCP dropped batches in 2025-06-18, and the SDK ends the session
-		// on one sent after negotiating that version or a later one.
-		msg = "invalid request: JSON-RPC batches are not supported; send one message per line"
-	default:
-		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
-			msg = "invalid request: " + err.Error()
-			var probe struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if json.Unmarshal(trimmed, &probe) == nil && validID(probe.ID) {
-				id = probe.ID
-			}
-		}
-	}
-	if msg == "" {
-		return nil
-	}
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	reply, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: msg}})
-	return append(reply, '\n')
-}
-
-// validID reports whether raw is a JSON-RPC request id: a string or a
-// number.
-func validID(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, float64:
-		return true
-	}
-	return false
 }

@@ -1046,7 +1046,7 @@ func TestServerSettingsAreValidated(t *testing.T) {
 			base := lifecycle.DefaultCall()
 			c.set(&base)
 			s, err := newServer(base, askAuto, &syncbuf.Buffer{})
-			var ue *usageError
+			var ue *lifecycle.UsageError
 			if err == nil || !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), c.flag+": ") {
 				t.Fatalf("newServer = %v, %v; want a usage error about %s", s, err, c.flag)
 			}
@@ -1062,7 +1062,7 @@ func TestServerSettingsAreValidated(t *testing.T) {
 			t.Fatalf("newServer --ask-with %s: %v", askWith, err)
 		}
 	}
-	var ue *usageError
+	var ue *lifecycle.UsageError
 	if _, err := newServer(lifecycle.DefaultCall(), "Auto", &syncbuf.Buffer{}); !errors.As(err, &ue) || err.Error() != `--ask-with: "Auto" is not one of dialog, elicitation, auto` {
 		t.Fatalf("newServer --ask-with Auto: %v", err)
 	}
