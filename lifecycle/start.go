@@ -1,0 +1,128 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// spawn starts a holder for the request, unless another caller is already
+// starting one: a detached holder process with a dialog, or, with ch, one
+// in this process that asks through ch; either asks on the phone too as
+// phone says. It re-checks the record under the
+// identity's lock, so an answer that landed since the waiter looked is
+// never overwritten.
+func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content string, attempt int) (bool, error) {
+	if err := store.EnsureDir(e.paths.Locks); err != nil {
+		return false, err
+	}
+	id := c.Request.Identity()
+	lock, ok, err := platform.TryLock(e.paths.LockFile(id))
+	if err != nil || !ok {
+		return false, err
+	}
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			lock.Release()
+		}
+	}()
+	// Encoded here, by the one caller that starts the holder: a remembered
+	// answer never needs it.
+	payload, err := json.Marshal(c.Request)
+	if err != nil {
+		return false, err
+	}
+	if seen.found && seen.rec.HolderPID != 0 && !seen.rec.Status.Final() {
+		// We hold the lock, so that holder is dead; its dialog may not be.
+		platform.KillOrphanedDialog(seen.rec.HolderPID)
+	}
+	channel := ""
+	if ch != nil {
+		channel = ch.Name
+	}
+	now := e.now()
+	changed := errors.New("record changed")
+	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if found != seen.found || rec.Version != seen.rec.Version {
+			return false, changed
+		}
+		*rec = store.Record{
+			ContentHash:    content,
+			Title:          c.Request.Title,
+			Request:        payload,
+			MessageHash:    messageHash(c.Request.Message),
+			Status:         store.Requested,
+			Attempt:        attempt,
+			RequestedAt:    now,
+			Deadline:       now.Add(c.Timeout),
+			Remember:       c.Remember,
+			CollectWithin:  c.reuse().collectWithin,
+			CallerPID:      os.Getpid(),
+			CallerDir:      e.dir,
+			Version:        rec.Version,
+			Channel:        channel,
+			Origin:         c.Request.Origin,
+			Kind:           c.Request.Kind,
+			Multiple:       c.Request.Multiple,
+			Phone:          phone,
+			EndsWithCaller: c.Withdraw,
+		}
+		return true, nil
+	})
+	if errors.Is(err, changed) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	e.logEventOrWarn("requested", rec, "", "")
+	if ch != nil {
+		handedOver = true
+		e.showHere(ch, id, content, lock)
+		return true, nil
+	}
+	if err := e.startHolder(HolderArgs(id, content), lock); err != nil {
+		e.finish(id, content, 0, store.Failed, fmt.Sprintf(msgHolderStart, err))
+	}
+	return true, nil
+}
+
+// showHere is the holder of a request asked through ch: a goroutine of
+// this process that keeps lock until the request has ended.
+func (e *Engine) showHere(ch *Channel, id, content string, lock platform.Lock) {
+	ctx := ch.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		// The session this would ask through has ended (its front end is
+		// draining): the request fails, and the next call asks again.
+		e.finish(id, content, 0, store.Failed, err.Error())
+		lock.Release()
+		return
+	}
+	e.holders.Add(1)
+	go func() {
+		defer e.holders.Done()
+		defer lock.Release()
+		if err := e.show(ctx, id, content, holding{backend: ch.Backend}); err != nil {
+			e.warn(err)
+		}
+	}()
+}
+
+// requestFrom decodes the request a record carries.
+func requestFrom(rec store.Record) (dialog.Request, error) {
+	var req dialog.Request
+	if err := json.Unmarshal(rec.Request, &req); err != nil {
+		return req, fmt.Errorf(msgDecodeRequest, err)
+	}
+	return req, req.Validate()
+}

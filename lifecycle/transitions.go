@@ -1,0 +1,199 @@
+package lifecycle
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// deliver returns rec, an ended request that decide returned, as this
+// invocation's outcome. The first caller to receive an answer collects it:
+// from then on only Remember returns it again. collect is false when
+// nobody can receive the outcome any more (the caller went away), so the
+// answer stays for the next call. ok is false, with nothing returned, when
+// rec was this new invocation's only as an uncollected answer and another
+// caller collected it first: the invocation must look again.
+func (e *Engine) deliver(rec store.Record, first bool, keep reuse, collect bool) (r Result, ok bool) {
+	// late: a new invocation gets rec only because nobody has received it.
+	late := first && !rec.FreshAt(e.now(), keep.remember)
+	won := false
+	if rec.Uncollected && collect {
+		var err error
+		won, err = e.markCollected(rec)
+		switch {
+		case err != nil && late:
+			// Handing it out unrecorded could hand it out twice.
+			return e.StoreError(rec.Identity, fmt.Errorf(msgCollectFailed, err)), true
+		case err != nil:
+			e.warn(fmt.Errorf(msgCollectFailed, err))
+		case !won && late:
+			return Result{}, false
+		}
+	}
+	switch {
+	case won && first:
+		e.logEventOrWarn("collected", rec, string(rec.Status), msgCollectedLate)
+	case won:
+		e.logEventOrWarn("collected", rec, string(rec.Status), "")
+	case first:
+		e.logEventOrWarn("reused", rec, string(rec.Status), "")
+	}
+	return fromRecord(rec, first), true
+}
+
+// markCollected records that rec's answer has reached a caller, unless the
+// record changed since rec was read. It reports whether it wrote.
+func (e *Engine) markCollected(rec store.Record) (bool, error) {
+	won := false
+	_, err := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.Version != rec.Version || !r.Uncollected {
+			return false, nil
+		}
+		r.Uncollected, won = false, true
+		return true, nil
+	})
+	return won && err == nil, err
+}
+
+// finish records a final state for the request with the given content,
+// unless it already ended or belongs to another holder. holderPID 0 matches
+// a record with no holder. It returns the record as stored.
+func (e *Engine) finish(id, content string, holderPID int, status store.Status, reason string) (store.Record, bool, error) {
+	return e.end(id, content, holderPID, ending{status: status, reason: reason})
+}
+
+// ending is how a request ends: its final status, why, for an approval
+// what the person answered beyond it, and for an answer the phone brought
+// beside the request's own way of asking, wayPhone.
+type ending struct {
+	status store.Status
+	reason string
+	answer dialog.Answer
+	by     string
+}
+
+// end is finish with the person's answer.
+func (e *Engine) end(id, content string, holderPID int, end ending) (store.Record, bool, error) {
+	status, reason := end.status, end.reason
+	// A caller waiting for the answer now receives it when it wakes: the
+	// answer is collected without a write of its own, which a herd of
+	// waiters would queue for. A failure to show the dialog is not an
+	// answer to collect.
+	received := status.Answer() && platform.Watched(e.paths.WatchFile(id))
+	wrote := false
+	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
+			return false, nil
+		}
+		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
+		rec.Uncollected = status.Answer() && !received
+		if status == store.Approved {
+			rec.Answers, rec.Typed, rec.ApprovedFor = end.answer.Values, end.answer.Typed, end.answer.For
+		}
+		if (status == store.Approved || status == store.Denied) && end.by == wayPhone {
+			rec.AnsweredBy = end.by
+		}
+		wrote = true
+		return true, nil
+	})
+	if err == nil && wrote {
+		e.logEventOrWarn(eventFor(status), rec, string(status), reason)
+		if received {
+			e.logEventOrWarn("collected", rec, string(status), msgCollectedWaiting)
+		}
+	}
+	return rec, wrote, err
+}
+
+// eventFor names the history event that records a final status.
+func eventFor(s store.Status) string {
+	switch s {
+	case store.Approved, store.Denied:
+		return "answered"
+	default:
+		return string(s)
+	}
+}
+
+// giveUp ends a request whose holders kept dying.
+func (e *Engine) giveUp(rec store.Record, attempts int) Result {
+	reason := fmt.Sprintf(msgHolderDiedLimit, attempts)
+	if _, _, err := e.finish(rec.Identity, rec.ContentHash, rec.HolderPID, store.Failed, reason); err != nil {
+		return e.StoreError(rec.Identity, err)
+	}
+	rec.Status, rec.Reason = store.Failed, reason
+	return fromRecord(rec, false)
+}
+
+// closeRequest asks the holder of rec to close its dialog and end the
+// request as status, and waits (boundedly) until it has. A request whose
+// holder is gone is ended directly.
+func (e *Engine) closeRequest(rec store.Record, status store.Status) error {
+	_, err := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.ContentHash != rec.ContentHash || r.Status.Final() {
+			return false, nil
+		}
+		r.CancelRequest = status
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if rec.HolderPID != 0 && rec.HolderPID != os.Getpid() {
+		// Only a holder that still holds the lock: a dead one's PID may
+		// have been reused by another process.
+		if alive, err := platform.LockHeld(e.paths.LockFile(rec.Identity)); err == nil && alive {
+			_ = platform.InterruptHolder(rec.HolderPID)
+		}
+	}
+	const patience = 5 * time.Second
+	if !platform.WaitReleased(e.paths.LockFile(rec.Identity), patience) {
+		return fmt.Errorf(msgSupersedeStuck, patience)
+	}
+	// The holder recorded the end itself, unless it died first; then its
+	// dialog may still be on screen.
+	_, wrote, err := e.finish(rec.Identity, rec.ContentHash, rec.HolderPID, status, "")
+	if wrote {
+		platform.KillOrphanedDialog(rec.HolderPID)
+	}
+	return err
+}
+
+// headless applies IfHeadless when nobody can be asked.
+func (e *Engine) headless(c Call, id string, session platform.Session) Result {
+	why := session.Reason
+	rec := store.Record{Identity: id, Title: c.Request.Title, MessageHash: messageHash(c.Request.Message), Origin: c.Request.Origin}
+	r := Result{Key: id}
+	switch c.IfHeadless {
+	case IfHeadlessApprove:
+		// The one approval without a click: it must be on record first.
+		if err := e.logEvent("headless", rec, "approved", why); err != nil {
+			return e.StoreError(id, fmt.Errorf(msgRecordHeadless, err))
+		}
+		r.Status, r.ExitCode, r.Message = StatusApproved, ExitApproved, fmt.Sprintf(msgHeadlessApprove, why)
+	case IfHeadlessDeny:
+		e.logEventOrWarn("headless", rec, "denied", why)
+		r.Status, r.ExitCode, r.Message = StatusDenied, ExitDenied, fmt.Sprintf(msgHeadlessDeny, why)
+	default:
+		e.logEventOrWarn("headless", rec, "failed", why)
+		r.Status, r.ExitCode, r.Message = StatusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
+		r.Hint = hintHeadless
+	}
+	r.Headless = true
+	return r
+}
+
+// Headless is what a session where nobody can be asked means for a person
+// checking it (ask-confirm doctor): exit 4, with the session's own hint, or
+// else the general one.
+func Headless(s platform.Session) Result {
+	r := Result{Status: StatusHeadless, ExitCode: ExitHeadless, Message: fmt.Sprintf(msgHeadless, s.Reason), Hint: s.Hint, Headless: true}
+	if r.Hint == "" {
+		r.Hint = hintHeadless
+	}
+	return r
+}
