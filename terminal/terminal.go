@@ -201,9 +201,9 @@ func (p *prompt) waitTurn(ctx context.Context) error {
 }
 
 // converse shows r on dev and reads its answer, as Backend's Ask
-// describes, once dev is in raw mode. Keys read within guard of the
-// prompt appearing are ignored, apart from a cancel, which takes effect
-// when guard has passed.
+// describes, once dev is in raw mode. When a key counts is timing's to
+// say, with guard the time after the prompt appears in which keys are no
+// answer; converse reads the keys and draws.
 func converse(ctx context.Context, dev device, r dialog.Request, guard time.Duration) (dialog.Answer, error) {
 	closes, _ := ctx.Deadline()
 	q := newQuestion(r)
@@ -221,35 +221,22 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	// Whatever was typed while the prompt was being drawn was not typed
 	// for it.
 	_ = dev.discard()
-	ready := dev.now().Add(guard)
-	// cancelled: Ctrl-C or Ctrl-D came, and takes effect once guard has
-	// passed. voided: a line was begun within guard; all of it, up to and
-	// including its Enter, is no answer, or a "n" typed too soon would
-	// leave its Enter to press the default button.
-	cancelled, voided := false, false
-	// alone: nothing but Enter has been typed on this line, so an Enter
-	// now answers with the default (button, option or text). Such an
-	// answer is pending until settle has passed with no other key; a key
-	// within settle of the one before starts a burst (held or pasted),
-	// whose keys are all no answer until the keyboard is quiet for settle.
-	alone, burst := true, false
-	var pending *dialog.Answer
-	var pendingAt, lastKey time.Time
-	var dec decoder
-	buf := make([]byte, 256)
+	t := newTiming(dev.now().Add(guard))
 	end := func(ending string) {
 		_, _ = io.WriteString(dev, q.final(ending, dev.width()))
 	}
+	var dec decoder
+	buf := make([]byte, 256)
 	for {
-		switch {
-		case ctx.Err() != nil:
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
 				end(endTimedOut)
 			} else {
 				end(endClosed)
 			}
-			return dialog.Answer{}, ctx.Err()
-		case cancelled && !dev.now().Before(ready):
+			return dialog.Answer{}, err
+		}
+		if t.cancelDue(dev.now()) {
 			end(endCancelled)
 			return dialog.Answer{}, nil
 		}
@@ -260,65 +247,8 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		}
 		at := dev.now()
 		keys := dec.feed(buf[:n])
-		// A read returns as soon as a key comes, so one read after settle
-		// has passed saw none come within it. A cancel read with it still
-		// wins: the prompt looked open.
-		if pending != nil && at.Sub(pendingAt) >= settle {
-			if slices.ContainsFunc(keys, func(k key) bool { return k.kind == keyCancel }) {
-				end(endCancelled)
-				return dialog.Answer{}, nil
-			}
-			end("")
-			return *pending, nil
-		}
-		early := at.Before(ready)
-		for _, k := range keys {
-			since := at.Sub(lastKey)
-			lastKey = at
-			if early || cancelled {
-				cancelled = cancelled || k.kind == keyCancel
-				// A line ended within the guard is gone whole; one still
-				// open when it passes is void up to its Enter.
-				voided = k.kind != keyEnter && (voided || k.kind != keyCancel)
-				continue
-			}
-			if voided {
-				// The rest of a line begun too soon, to its Enter.
-				voided = k.kind != keyEnter
-				if k.kind == keyCancel {
-					cancelled = true
-				}
-				continue
-			}
-			if pending != nil {
-				// Another key came within settle of an Enter alone.
-				pending, burst = nil, true
-			}
-			if burst && since < settle {
-				cancelled = cancelled || k.kind == keyCancel
-				q.note = noteHeld
-				continue
-			}
-			burst = false
-			wasAlone := alone && k.kind == keyEnter
-			alone = k.kind == keyEnter
-			if wasAlone && since < settle {
-				burst, q.note = true, noteHeld
-				continue
-			}
-			ans, done := q.key(k)
-			if !done {
-				continue
-			}
-			switch {
-			case k.kind == keyCancel:
-				end(endCancelled)
-				return ans, nil
-			case wasAlone:
-				pending, pendingAt = &ans, at
-				continue
-			}
-			end("")
+		if ans, done, ending := answerOf(t, q, keys, at); done {
+			end(ending)
 			return ans, nil
 		}
 		if now := q.line(left(), dev.width()); now != shown {
@@ -328,4 +258,39 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			shown = now
 		}
 	}
+}
+
+// answerOf takes keys, read at at, through t to q, and returns the answer
+// they give, if any, with the prompt's ending.
+func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answer, done bool, ending string) {
+	// A read returns as soon as a key comes, so one read after settle has
+	// passed saw none come within it. A cancel read with it still wins:
+	// the prompt looked open.
+	if ans, ok := t.settled(at); ok {
+		if slices.ContainsFunc(keys, func(k key) bool { return k.kind == keyCancel }) {
+			return dialog.Answer{}, true, endCancelled
+		}
+		return ans, true, ""
+	}
+	for _, k := range keys {
+		st := t.key(k, at)
+		switch st {
+		case stepIgnore:
+			continue
+		case stepHeld:
+			q.note = noteHeld
+			continue
+		}
+		ans, done := q.key(k)
+		switch {
+		case !done:
+		case k.kind == keyCancel:
+			return ans, true, endCancelled
+		case st == stepKeyAlone:
+			t.wait(ans, at)
+		default:
+			return ans, true, ""
+		}
+	}
+	return dialog.Answer{}, false, ""
 }
