@@ -130,26 +130,10 @@ type holding struct {
 // holder keeps the identity's lock meanwhile, and records the final state.
 func (e *Engine) show(ctx context.Context, id, content string, h holding) error {
 	pid := h.pid
-	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
-		if !found || rec.ContentHash != content || rec.Status != store.Requested {
-			return false, errNotMine
-		}
-		rec.HolderPID = pid
-		return true, nil
-	})
-	if err != nil {
+	rec, req, done, err := e.claim(id, content, pid)
+	if done {
 		return err
 	}
-	if rec.CancelRequest != "" {
-		_, _, err := e.finish(id, content, pid, rec.CancelRequest, "")
-		return err
-	}
-	req, err := requestFrom(rec)
-	if err != nil {
-		_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
-		return errors.Join(err, ferr)
-	}
-
 	ig := &ignoredReplies{e: e, rec: rec}
 	defer ig.done()
 	ways, err := e.ways(rec, h.backend, ig)
@@ -190,17 +174,7 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 				callers.gone(e.paths.WatchFile(id))
 			}
 		case <-h.signals:
-			if as, ok := e.closeAsked(id, content); ok {
-				cancel(closeAskedAs(as))
-			} else if rec.EndsWithCaller {
-				// A host that stops its hook stops the hook's children
-				// with it (Claude Code does, when the person answers in
-				// its own prompt): the request ends with its caller.
-				e.logEventOrWarn("callers-gone", rec, "", msgStoppedWithCaller)
-				cancel(closeAskedAs(store.Withdrawn))
-			} else {
-				cancel(errSignalled)
-			}
+			cancel(e.signalled(id, content, rec))
 		case <-tick.C:
 			if as, ok := e.closeAsked(id, content); ok {
 				cancel(closeAskedAs(as))
@@ -215,28 +189,79 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 				cancel(closeAskedAs(store.Withdrawn))
 			}
 		case ans := <-answers:
-			channel := rec.Channel
-			if ans.by == wayPhone {
-				channel = wayPhone
-			}
-			status, reason := e.classify(dctx, id, content, ans.Approved, ans.err, e.now().Sub(started), channel)
-			if status != store.Approved {
-				ans.Answer = dialog.Answer{}
-			} else if err := checkAnswer(req, ans.Answer); err != nil {
-				status, reason, ans.Answer = store.Failed, err.Error(), dialog.Answer{}
-			}
-			err := e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer, by: ans.by})
+			final, err := e.recordAnswer(dctx, id, rec, req, ans, e.now().Sub(started), pid)
 			// Every other way closes, and the phone is told what became
 			// of the request: as recorded, whoever recorded it.
-			final, _, gerr := e.store.Get(id)
-			if gerr != nil || final.ContentHash != content || !final.Status.Final() {
-				final = rec
-				final.Status, final.AnsweredBy = status, ""
-			}
 			asking.close(func(w string) error { return closedCause(final, w) })
 			return err
 		}
 	}
+}
+
+// claim takes the stored request id for the holder pid and returns it with
+// its question. done is true, with the error to return, when the request
+// ended here: it is not this holder's, it was asked to close before it was
+// shown, or its question cannot be read.
+func (e *Engine) claim(id, content string, pid int) (rec store.Record, req dialog.Request, done bool, err error) {
+	rec, err = e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
+		if !found || rec.ContentHash != content || rec.Status != store.Requested {
+			return false, errNotMine
+		}
+		rec.HolderPID = pid
+		return true, nil
+	})
+	if err != nil {
+		return rec, req, true, err
+	}
+	if rec.CancelRequest != "" {
+		_, _, err := e.finish(id, content, pid, rec.CancelRequest, "")
+		return rec, req, true, err
+	}
+	if req, err = requestFrom(rec); err != nil {
+		_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
+		return rec, req, true, errors.Join(err, ferr)
+	}
+	return rec, req, false, nil
+}
+
+// signalled returns the cause a holder closes its request with when a
+// signal came.
+func (e *Engine) signalled(id, content string, rec store.Record) error {
+	if as, ok := e.closeAsked(id, content); ok {
+		return closeAskedAs(as)
+	}
+	if rec.EndsWithCaller {
+		// A host that stops its hook stops the hook's children with it
+		// (Claude Code does, when the person answers in its own prompt):
+		// the request ends with its caller.
+		e.logEventOrWarn("callers-gone", rec, "", msgStoppedWithCaller)
+		return closeAskedAs(store.Withdrawn)
+	}
+	return errSignalled
+}
+
+// recordAnswer records what a way of asking brought, elapsed after the
+// dialog started, as the end of request id (rec), and returns the request
+// as it ended, whoever recorded that.
+func (e *Engine) recordAnswer(dctx context.Context, id string, rec store.Record, req dialog.Request, ans reply, elapsed time.Duration, pid int) (store.Record, error) {
+	content := rec.ContentHash
+	channel := rec.Channel
+	if ans.by == wayPhone {
+		channel = wayPhone
+	}
+	status, reason := e.classify(dctx, id, content, ans.Approved, ans.err, elapsed, channel)
+	if status != store.Approved {
+		ans.Answer = dialog.Answer{}
+	} else if err := checkAnswer(req, ans.Answer); err != nil {
+		status, reason, ans.Answer = store.Failed, err.Error(), dialog.Answer{}
+	}
+	err := e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer, by: ans.by})
+	final, _, gerr := e.store.Get(id)
+	if gerr != nil || final.ContentHash != content || !final.Status.Final() {
+		final = rec
+		final.Status, final.AnsweredBy = status, ""
+	}
+	return final, err
 }
 
 // callerWatch tells when a request's callers are all gone: none waits for
