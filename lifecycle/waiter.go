@@ -109,16 +109,10 @@ func (w *waiter) run(ctx context.Context) Result {
 			// request again.
 			continue
 		case stepReport:
-			if w.c.Withdraw && !w.withdrawn && w.acted && !s.rec.Status.Final() {
-				// Close the dialog before the caller asks another way, and
-				// look once more: the person may have answered meanwhile.
-				w.withdrawn = true
-				if err := e.closeRequest(s.rec, store.Withdrawn); err != nil {
-					return ErrorResult(w.id, ExitInternal, err)
-				}
-				continue
+			if r, again := w.report(s); !again {
+				return r
 			}
-			return fromRecord(s.rec, false)
+			continue
 		case stepPending:
 			return pending(w.id)
 		case stepReplaced:
@@ -135,23 +129,9 @@ func (w *waiter) run(ctx context.Context) Result {
 			// asked yet, so the next look is still a first look.
 			continue
 		case stepSpawn:
-			// Prepare chose: through the Channel, or (nil) by dialog.
-			ch := w.c.Channel
-			phone, r := w.phone(ch)
+			r, started := w.ask(s, attempt)
 			if r != nil {
 				return *r
-			}
-			if phone == phoneOnly {
-				// The phone alone is asked by a holder of its own, which
-				// outlives this caller (phone set the call's Wait).
-				ch = nil
-			}
-			if ch == nil && phone == phoneNo && !w.canAsk() {
-				return e.headless(w.c, w.id, *w.session)
-			}
-			started, err := e.spawn(w.c, ch, phone, s, w.content, attempt)
-			if err != nil {
-				return e.StoreError(w.id, err)
 			}
 			if !started {
 				// Another caller took the lock first, or a waiter was
@@ -160,12 +140,6 @@ func (w *waiter) run(ctx context.Context) Result {
 				time.Sleep(5 * time.Millisecond)
 				w.await(ctx, s)
 				continue
-			}
-			if ch != nil && ch.Attached {
-				// This invocation now asks in its own process, maybe
-				// after another's prompt died: it waits for its own,
-				// to the deadline just set, whenever that is.
-				w.deadline = latest(w.deadline, e.now().Add(w.c.Timeout+attachedGrace))
 			}
 		}
 		// This invocation now follows the request it started or joined,
@@ -178,6 +152,55 @@ func (w *waiter) run(ctx context.Context) Result {
 		}
 		w.await(ctx, s)
 	}
+}
+
+// report returns the ended or unanswerable request s saw as the outcome;
+// again is true instead when a caller that asks another way had the
+// dialog closed first, and must look once more: the person may have
+// answered meanwhile.
+func (w *waiter) report(s sighting) (r Result, again bool) {
+	if w.c.Withdraw && !w.withdrawn && w.acted && !s.rec.Status.Final() {
+		w.withdrawn = true
+		if err := w.e.closeRequest(s.rec, store.Withdrawn); err != nil {
+			return ErrorResult(w.id, ExitInternal, err), false
+		}
+		return Result{}, true
+	}
+	return fromRecord(s.rec, false), false
+}
+
+// ask starts asking, attempt number attempt, as Prepare chose: through
+// the Channel, or by dialog (a nil Channel), and on the phone as the
+// settings say. It returns the outcome where there is one at once (nobody
+// can be asked, the phone refused, the store failed); started is false
+// when another caller was starting it.
+func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
+	e, ch := w.e, w.c.Channel
+	phone, refused := w.phone(ch)
+	if refused != nil {
+		return refused, false
+	}
+	if phone == phoneOnly {
+		// The phone alone is asked by a holder of its own, which outlives
+		// this caller (phone set the call's Wait).
+		ch = nil
+	}
+	if ch == nil && phone == phoneNo && !w.canAsk() {
+		r := e.headless(w.c, w.id, *w.session)
+		return &r, false
+	}
+	started, err := e.spawn(w.c, ch, phone, s, w.content, attempt)
+	if err != nil {
+		r := e.StoreError(w.id, err)
+		return &r, false
+	}
+	if started && ch != nil && ch.Attached {
+		// This invocation now asks in its own process, maybe after
+		// another's prompt died: it waits for its own, to the deadline
+		// just set, whenever that is.
+		w.deadline = latest(w.deadline, e.now().Add(w.c.Timeout+attachedGrace))
+	}
+	return nil, started
 }
 
 // look reads the request's record and tests its holder's lock.
