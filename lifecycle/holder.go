@@ -138,27 +138,20 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	defer ig.done()
 	ways, err := e.ways(rec, h.backend, ig)
 	if err != nil {
-		_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
-		return errors.Join(err, ferr)
+		return e.failWith(id, content, pid, err)
 	}
 
 	base, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	dctx, stop := context.WithDeadlineCause(base, rec.Deadline, errTimedOut)
 	defer stop()
-
 	tick := time.NewTicker(holderPollTick)
 	defer tick.Stop()
 
 	answers := make(chan reply, 1)
 	started := e.now()
-	callers := callerWatch{since: time.Now()}
-	var watchTick <-chan time.Time // looks for the callers, if the request ends with them
-	if rec.EndsWithCaller {
-		t := time.NewTicker(callerTick)
-		defer t.Stop()
-		watchTick = t.C
-	}
+	callers := watchCallers(rec.EndsWithCaller)
+	defer callers.stop()
 	asking := e.startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
 	go func() { answers <- asking.first(dctx) }()
 	settled := time.NewTimer(e.settle)
@@ -168,23 +161,20 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 		select {
 		case <-settled.C:
 			e.markShown(id, content, pid)
-			if rec.EndsWithCaller {
-				// Its caller watches by now, on any but a crawling
-				// machine: a kill from here on is seen at the next tick.
-				callers.gone(e.paths.WatchFile(id))
-			}
+			// Its callers watch by now, on any but a crawling machine: a
+			// kill from here on is seen at the next look.
+			callers.look(e.paths.WatchFile(id))
 		case <-h.signals:
 			cancel(e.signalled(id, content, rec))
 		case <-tick.C:
 			if as, ok := e.closeAsked(id, content); ok {
 				cancel(closeAskedAs(as))
 			}
-		case <-watchTick:
+		case <-callers.tick:
+			// Its callers died, however (Codex kills its hook at the
+			// hook's timeout and then shows its own prompt): nobody will
+			// take the answer, and their host asks the person its own way.
 			if callers.gone(e.paths.WatchFile(id)) {
-				// Its callers died, however (Codex kills its hook at
-				// the hook's timeout and then shows its own prompt):
-				// nobody will take the answer, and their host asks the
-				// person its own way.
 				e.logEventOrWarn("callers-gone", rec, "", msgCallersGone)
 				cancel(closeAskedAs(store.Withdrawn))
 			}
@@ -218,10 +208,16 @@ func (e *Engine) claim(id, content string, pid int) (rec store.Record, req dialo
 		return rec, req, true, err
 	}
 	if req, err = requestFrom(rec); err != nil {
-		_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
-		return rec, req, true, errors.Join(err, ferr)
+		return rec, req, true, e.failWith(id, content, pid, err)
 	}
 	return rec, req, false, nil
+}
+
+// failWith ends request id as failed for err, which it returns, with any
+// failure to record that.
+func (e *Engine) failWith(id, content string, pid int, err error) error {
+	_, _, ferr := e.finish(id, content, pid, store.Failed, err.Error())
+	return errors.Join(err, ferr)
 }
 
 // signalled returns the cause a holder closes its request with when a
@@ -273,6 +269,32 @@ type callerWatch struct {
 	since  time.Time
 	seen   bool
 	misses int
+	ticker *time.Ticker
+	tick   <-chan time.Time // every callerTick, if the request ends with its callers; else never
+}
+
+// watchCallers starts the watch of a request's callers, which looks only
+// if the request ends with them (on).
+func watchCallers(on bool) *callerWatch {
+	w := &callerWatch{since: time.Now()}
+	if on {
+		w.ticker = time.NewTicker(callerTick)
+		w.tick = w.ticker.C
+	}
+	return w
+}
+
+// look notes whether a caller watches, where the request ends with them.
+func (w *callerWatch) look(watchFile string) {
+	if w.ticker != nil {
+		w.gone(watchFile)
+	}
+}
+
+func (w *callerWatch) stop() {
+	if w.ticker != nil {
+		w.ticker.Stop()
+	}
 }
 
 // callerGrace is how long a holder waits for the first caller to watch

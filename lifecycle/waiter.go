@@ -142,15 +142,19 @@ func (w *waiter) run(ctx context.Context) Result {
 				continue
 			}
 		}
-		// This invocation now follows the request it started or joined,
-		// and will receive its answer.
-		joined := !w.acted
-		w.acted = true
-		w.watch()
-		if joined && w.c.Joined != nil {
-			w.c.Joined()
-		}
+		w.follow()
 		w.await(ctx, s)
+	}
+}
+
+// follow marks this invocation as following the request it started or
+// joined: it will receive its answer.
+func (w *waiter) follow() {
+	joined := !w.acted
+	w.acted = true
+	w.watch()
+	if joined && w.c.Joined != nil {
+		w.c.Joined()
 	}
 }
 
