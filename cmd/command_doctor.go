@@ -269,10 +269,18 @@ func (r doctorReport) print(stdout io.Writer, out printer, asJSON bool) error {
 	return err
 }
 
+// printTable prints r as two columns: what is checked, and what was found.
 func (r doctorReport) printTable(out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(w, "%s\t%s\n", k, v) }
+	r.printSystem(line)
+	r.printAskers(line)
+	r.printFiles(line)
+	return w.Flush()
+}
 
+// printSystem prints the OS, the session, the dialog and the holder.
+func (r doctorReport) printSystem(line func(k, v string)) {
 	osLine := r.OS + "/" + r.Arch
 	if r.OSVersion != "" {
 		osLine += " (" + r.OSVersion + ")"
@@ -294,6 +302,11 @@ func (r doctorReport) printTable(out io.Writer) error {
 	}
 	line("holder", fmt.Sprintf(holder, r.Holder.How))
 	line("approve-for", orNone(r.ApproveFor))
+}
+
+// printAskers prints the other ways of asking: the MCP server, the phone,
+// Codex's hooks and the terminal.
+func (r doctorReport) printAskers(line func(k, v string)) {
 	if r.MCPServer != "" {
 		line("mcp server", r.MCPServer)
 	} else {
@@ -319,6 +332,11 @@ func (r doctorReport) printTable(out io.Writer) error {
 	} else {
 		line("terminal", fmt.Sprintf(msgDoctorNoTerminalHere, r.Terminal.Reason))
 	}
+}
+
+// printFiles prints ask-confirm's files, the notes, and whether a person
+// can be asked here.
+func (r doctorReport) printFiles(line func(k, v string)) {
 	for _, pc := range r.Paths {
 		var v string
 		switch {
@@ -346,7 +364,6 @@ func (r doctorReport) printTable(out io.Writer) error {
 	default:
 		line("can ask", fmt.Sprintf(msgDoctorAskNo, r.Reason))
 	}
-	return w.Flush()
 }
 
 func orNone(s string) string {
