@@ -43,37 +43,14 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 		// We hold the lock, so that holder is dead; its dialog may not be.
 		platform.KillOrphanedDialog(seen.rec.HolderPID)
 	}
-	channel := ""
-	if ch != nil {
-		channel = ch.Name
-	}
-	now := e.now()
+	fresh := e.requestRecord(c, ch, phone, content, attempt, payload)
 	changed := errors.New("record changed")
 	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if found != seen.found || rec.Version != seen.rec.Version {
 			return false, changed
 		}
-		*rec = store.Record{
-			ContentHash:    content,
-			Title:          c.Request.Title,
-			Request:        payload,
-			MessageHash:    messageHash(c.Request.Message),
-			Status:         store.Requested,
-			Attempt:        attempt,
-			RequestedAt:    now,
-			Deadline:       now.Add(c.Timeout),
-			Remember:       c.Remember,
-			CollectWithin:  c.reuse().collectWithin,
-			CallerPID:      os.Getpid(),
-			CallerDir:      e.dir,
-			Version:        rec.Version,
-			Channel:        channel,
-			Origin:         c.Request.Origin,
-			Kind:           c.Request.Kind,
-			Multiple:       c.Request.Multiple,
-			Phone:          phone,
-			EndsWithCaller: c.Withdraw,
-		}
+		fresh.Version = rec.Version
+		*rec = fresh
 		return true, nil
 	})
 	if errors.Is(err, changed) {
@@ -92,6 +69,37 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 		e.finish(id, content, 0, store.Failed, fmt.Sprintf(msgHolderStart, err))
 	}
 	return true, nil
+}
+
+// requestRecord is the record of c's request, asked now for the attempt
+// number attempt, through ch (nil for a dialog), on the phone as phone
+// says, with payload its encoded request.
+func (e *Engine) requestRecord(c Call, ch *Channel, phone, content string, attempt int, payload []byte) store.Record {
+	channel := ""
+	if ch != nil {
+		channel = ch.Name
+	}
+	now := e.now()
+	return store.Record{
+		ContentHash:    content,
+		Title:          c.Request.Title,
+		Request:        payload,
+		MessageHash:    messageHash(c.Request.Message),
+		Status:         store.Requested,
+		Attempt:        attempt,
+		RequestedAt:    now,
+		Deadline:       now.Add(c.Timeout),
+		Remember:       c.Remember,
+		CollectWithin:  c.reuse().collectWithin,
+		CallerPID:      os.Getpid(),
+		CallerDir:      e.dir,
+		Channel:        channel,
+		Origin:         c.Request.Origin,
+		Kind:           c.Request.Kind,
+		Multiple:       c.Request.Multiple,
+		Phone:          phone,
+		EndsWithCaller: c.Withdraw,
+	}
 }
 
 // showHere is the holder of a request asked through ch: a goroutine of
