@@ -130,25 +130,7 @@ func confirm(r Request, text string, opts []zenity.Option) (Answer, error) {
 func choose(r Request, text string, opts []zenity.Option) (Answer, error) {
 	// The title, buttons and context, for the text field of Other.
 	base := slices.Clip(opts)
-	lines := make([]string, len(r.Options))
-	label := make(map[string]string, len(r.Options))
-	for i, o := range r.Options {
-		lines[i] = o.Display()
-		label[lines[i]] = o.Label
-	}
-	if r.Other {
-		lines = append(lines, OtherLabel)
-	}
-	if !r.Multiple && len(r.Selected) == 1 {
-		// OK with nothing picked takes the default: say which, where
-		// the platform cannot preselect it (zenity on Linux).
-		i := indexOf(r.Labels(), r.Selected[0])
-		if marked := lines[i] + defaultMark; label[marked] == "" {
-			delete(label, lines[i])
-			lines[i] = marked
-			label[marked] = r.Selected[0]
-		}
-	}
+	lines, label := listLines(r)
 	var selected []string
 	for i, o := range r.Options {
 		if indexOf(r.Selected, o.Label) >= 0 {
@@ -181,8 +163,52 @@ func choose(r Request, text string, opts []zenity.Option) (Answer, error) {
 	if len(picked) == 0 {
 		return Answer{}, nil
 	}
-	ans := Answer{Approved: true}
-	other := false
+	ans, other, err := labelsOf(r, picked, label)
+	if err != nil || !other {
+		return ans, err
+	}
+	// The person's own answer, asked next in the same request.
+	own, err := input(Request{Title: r.Title, OKLabel: r.OKLabel, CancelLabel: r.CancelLabel}, text+"\n\n"+otherPrompt, base)
+	if err != nil || !own.Approved {
+		return own, err
+	}
+	if strings.TrimSpace(own.Values[0]) == "" {
+		// OK on an empty answer of one's own is no answer.
+		return Answer{}, nil
+	}
+	return r.WithOwn(ans, own.Values[0]), nil
+}
+
+// listLines returns the list's lines for r's options, and the label of
+// each line: the option's display, Other… last where r offers it, and the
+// default marked where the platform cannot preselect it.
+func listLines(r Request) (lines []string, label map[string]string) {
+	lines = make([]string, len(r.Options))
+	label = make(map[string]string, len(r.Options))
+	for i, o := range r.Options {
+		lines[i] = o.Display()
+		label[lines[i]] = o.Label
+	}
+	if r.Other {
+		lines = append(lines, OtherLabel)
+	}
+	if !r.Multiple && len(r.Selected) == 1 {
+		// OK with nothing picked takes the default: say which, where
+		// the platform cannot preselect it (zenity on Linux).
+		i := indexOf(r.Labels(), r.Selected[0])
+		if marked := lines[i] + defaultMark; label[marked] == "" {
+			delete(label, lines[i])
+			lines[i] = marked
+			label[marked] = r.Selected[0]
+		}
+	}
+	return lines, label
+}
+
+// labelsOf returns the answer the picked lines give, and whether Other…
+// was among them. A line that is no option's is an error.
+func labelsOf(r Request, picked []string, label map[string]string) (ans Answer, other bool, err error) {
+	ans = Answer{Approved: true}
 	for _, p := range picked {
 		if r.Other && p == OtherLabel {
 			other = true
@@ -190,23 +216,11 @@ func choose(r Request, text string, opts []zenity.Option) (Answer, error) {
 		}
 		l, ok := label[p]
 		if !ok {
-			return Answer{}, fmt.Errorf(msgNotAnOption, p)
+			return Answer{}, false, fmt.Errorf(msgNotAnOption, p)
 		}
 		ans.Values = append(ans.Values, l)
 	}
-	if other {
-		// The person's own answer, asked next in the same request.
-		own, err := input(Request{Title: r.Title, OKLabel: r.OKLabel, CancelLabel: r.CancelLabel}, text+"\n\n"+otherPrompt, base)
-		if err != nil || !own.Approved {
-			return own, err
-		}
-		if strings.TrimSpace(own.Values[0]) == "" {
-			// OK on an empty answer of one's own is no answer.
-			return Answer{}, nil
-		}
-		ans = r.WithOwn(ans, own.Values[0])
-	}
-	return ans, nil
+	return ans, other, nil
 }
 
 func indexOf(list []string, s string) int {
