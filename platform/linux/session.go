@@ -61,34 +61,9 @@ func IsWSL(getenv func(string) string, procVersion string) bool {
 // zenity exits 1 when it cannot open the display, which would look like a
 // person pressing Cancel.
 func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Verdict {
-	var v Verdict
-	var dead []string
 	wayland, x11 := getenv("WAYLAND_DISPLAY"), getenv("DISPLAY")
-
-	waylandOK := false
-	if wayland != "" {
-		switch sock, err := waylandSocket(wayland, getenv("XDG_RUNTIME_DIR")); {
-		case err != nil:
-			dead = append(dead, err.Error())
-		case dial("unix", sock):
-			waylandOK = true
-		default:
-			dead = append(dead, fmt.Sprintf("WAYLAND_DISPLAY=%s does not answer at %s", wayland, sock))
-		}
-	}
-	x11OK := false
-	if x11 != "" {
-		network, addr, err := XAddress(x11)
-		switch {
-		case err != nil:
-			dead = append(dead, err.Error())
-		case dial(network, addr) || (network == "unix" && dial("unix", "@"+addr)):
-			x11OK = true
-		default:
-			dead = append(dead, fmt.Sprintf("DISPLAY=%s does not answer at %s", x11, addr))
-		}
-	}
-
+	waylandOK, x11OK, dead := probeDisplays(getenv, dial)
+	var v Verdict
 	var shown []string
 	if waylandOK {
 		shown = append(shown, "WAYLAND_DISPLAY="+wayland)
@@ -107,24 +82,7 @@ func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Ve
 	default:
 		v.Kind = KindHeadless
 	}
-
-	if v.Kind != KindHeadless {
-		// A display answers; anything else set but dead is worth a note,
-		// since GTK and Qt fall back from Wayland to X11 but not the other
-		// way round.
-		v.Notes = append(v.Notes, dead...)
-		if waylandOK && !x11OK {
-			v.Notes = append(v.Notes, "Wayland only, no X display: the dialog program must speak Wayland (GNOME zenity does; qarma needs Qt's Wayland platform plugin)")
-		}
-	}
-	if wsl {
-		if v.Kind == KindWSL {
-			v.Notes = append(v.Notes, "WSL: the dialog appears on the Windows desktop through WSLg")
-		} else {
-			v.Notes = append(v.Notes, "WSL without a display: WSLg is missing or not running")
-		}
-	}
-
+	v.Notes = displayNotes(v.Kind, wsl, waylandOK && !x11OK, dead)
 	switch {
 	case program == "":
 		v.Reason = "no dialog program found on PATH (install zenity, qarma or matedialog)"
@@ -139,6 +97,56 @@ func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Ve
 		v.OK = true
 	}
 	return v
+}
+
+// probeDisplays reports which of the displays getenv names answer at
+// their sockets, and why each other one set does not.
+func probeDisplays(getenv func(string) string, dial Dialer) (waylandOK, x11OK bool, dead []string) {
+	if wayland := getenv("WAYLAND_DISPLAY"); wayland != "" {
+		switch sock, err := waylandSocket(wayland, getenv("XDG_RUNTIME_DIR")); {
+		case err != nil:
+			dead = append(dead, err.Error())
+		case dial("unix", sock):
+			waylandOK = true
+		default:
+			dead = append(dead, fmt.Sprintf("WAYLAND_DISPLAY=%s does not answer at %s", wayland, sock))
+		}
+	}
+	if x11 := getenv("DISPLAY"); x11 != "" {
+		network, addr, err := XAddress(x11)
+		switch {
+		case err != nil:
+			dead = append(dead, err.Error())
+		case dial(network, addr) || (network == "unix" && dial("unix", "@"+addr)):
+			x11OK = true
+		default:
+			dead = append(dead, fmt.Sprintf("DISPLAY=%s does not answer at %s", x11, addr))
+		}
+	}
+	return waylandOK, x11OK, dead
+}
+
+// displayNotes is what is worth saying beside a session of kind: the
+// displays set but dead, a Wayland session without X, and WSL's display.
+func displayNotes(kind string, wsl, waylandOnly bool, dead []string) []string {
+	var notes []string
+	if kind != KindHeadless {
+		// A display answers; anything else set but dead is worth a note,
+		// since GTK and Qt fall back from Wayland to X11 but not the other
+		// way round.
+		notes = append(notes, dead...)
+		if waylandOnly {
+			notes = append(notes, "Wayland only, no X display: the dialog program must speak Wayland (GNOME zenity does; qarma needs Qt's Wayland platform plugin)")
+		}
+	}
+	if wsl {
+		if kind == KindWSL {
+			notes = append(notes, "WSL: the dialog appears on the Windows desktop through WSLg")
+		} else {
+			notes = append(notes, "WSL without a display: WSLg is missing or not running")
+		}
+	}
+	return notes
 }
 
 func headlessHint(wsl bool) string {
