@@ -107,32 +107,9 @@ func readAnswer(r dialog.Request, res mcp.InputResponse) (dialog.Answer, error) 
 		}
 		return dialog.Answer{Approved: true, Values: []string{text}}, nil
 	}
-	var labels []string
-	switch x := v.(type) {
-	case nil:
-	case string:
-		if r.Multiple {
-			return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)
-		}
-		if x != noChoice {
-			labels = []string{x}
-		}
-	case []any:
-		if !r.Multiple {
-			return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)
-		}
-		for _, l := range x {
-			s, ok := l.(string)
-			if !ok {
-				return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)
-			}
-			labels = append(labels, s)
-		}
-	default:
-		return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)
-	}
-	if given && v == nil {
-		return dialog.Answer{}, fmt.Errorf(msgFormAnswer, v)
+	labels, err := formLabels(r, v, given)
+	if err != nil {
+		return dialog.Answer{}, err
 	}
 	// Listed in the options' order, as the dialog lists them.
 	slices.SortStableFunc(labels, func(a, b string) int {
@@ -151,4 +128,38 @@ func readAnswer(r dialog.Request, res mcp.InputResponse) (dialog.Answer, error) 
 		return dialog.Answer{}, errors.New(msgFormNoChoice)
 	}
 	return ans, nil
+}
+
+// formLabels returns the labels a choice's form field holds (v, given
+// whether the field was there at all): one label, or a list with
+// multiple, or none for the "no choice" entry.
+func formLabels(r dialog.Request, v any, given bool) ([]string, error) {
+	var labels []string
+	switch x := v.(type) {
+	case nil:
+		if given {
+			return nil, fmt.Errorf(msgFormAnswer, v)
+		}
+	case string:
+		if r.Multiple {
+			return nil, fmt.Errorf(msgFormAnswer, v)
+		}
+		if x != noChoice {
+			labels = []string{x}
+		}
+	case []any:
+		if !r.Multiple {
+			return nil, fmt.Errorf(msgFormAnswer, v)
+		}
+		for _, l := range x {
+			s, ok := l.(string)
+			if !ok {
+				return nil, fmt.Errorf(msgFormAnswer, v)
+			}
+			labels = append(labels, s)
+		}
+	default:
+		return nil, fmt.Errorf(msgFormAnswer, v)
+	}
+	return labels, nil
 }
