@@ -130,37 +130,15 @@ var errIdle = errors.New("the ntfy server fell silent; reconnecting")
 // the ID of the last message read, for since). A line longer than ntfy
 // sends ends it with an error rather than growing.
 func (cl client) subscribe(ctx context.Context, topic, since string, opened func(serverTime int64), got func(message) bool) (last string, err error) {
-	q := url.Values{}
-	if since != "" {
-		q.Set("since", since)
-	}
-	u := cl.c.topicURL(topic) + "/json"
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(idleLimit, func() { cancel(errIdle) })
 	defer idle.Stop()
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
+	resp, err := cl.open(actx, topic, since)
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
-	resp, err := cl.http.Do(req)
-	if err != nil {
-		if context.Cause(actx) == errIdle {
-			return "", errIdle
-		}
-		return "", fmt.Errorf("subscribing to the ntfy server: %w", err)
-	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return "", fmt.Errorf("%w: %s", ErrRefused, resp.Status)
-	case resp.StatusCode != http.StatusOK:
-		return "", fmt.Errorf("subscribing to the ntfy server: %s", resp.Status)
-	}
 	sc := bufio.NewScanner(resp.Body)
 	// A message body is at most 4096 bytes; its JSON, escaped, with the
 	// other fields, stays well under this.
@@ -193,4 +171,34 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 		return last, fmt.Errorf("reading from the ntfy server: %w", sc.Err())
 	}
 	return last, io.ErrUnexpectedEOF
+}
+
+// open opens the subscription to topic's messages from since on, in ctx,
+// whose cause errIdle says the server fell silent.
+func (cl client) open(ctx context.Context, topic, since string) (*http.Response, error) {
+	u := cl.c.topicURL(topic) + "/json"
+	if since != "" {
+		u += "?" + url.Values{"since": {since}}.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		if context.Cause(ctx) == errIdle {
+			return nil, errIdle
+		}
+		return nil, fmt.Errorf("subscribing to the ntfy server: %w", err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: %s", ErrRefused, resp.Status)
+	case resp.StatusCode != http.StatusOK:
+		resp.Body.Close()
+		return nil, fmt.Errorf("subscribing to the ntfy server: %s", resp.Status)
+	}
+	return resp, nil
 }
