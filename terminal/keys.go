@@ -69,32 +69,7 @@ func (d *decoder) feed(b []byte) []key {
 	for _, c := range b {
 		afterCR := d.afterCR
 		d.afterCR = false
-		switch d.esc {
-		case escStart:
-			switch c {
-			case '[':
-				d.esc = escCSI
-				continue
-			case 'O':
-				d.esc = escSS3
-				continue
-			case esc:
-				continue
-			}
-			// ESC and a key is Alt with that key: the key counts alone.
-			d.esc = escNone
-		case escCSI:
-			switch {
-			case c >= 0x20 && c <= 0x3f:
-				continue
-			case c >= 0x40 && c <= 0x7e:
-				d.esc = escNone
-				continue
-			}
-			// Not a sequence after all: the byte counts on its own.
-			d.esc = escNone
-		case escSS3:
-			d.esc = escNone
+		if d.inEscape(c) {
 			continue
 		}
 		if c >= 0x80 {
@@ -125,6 +100,40 @@ func (d *decoder) feed(b []byte) []key {
 		}
 	}
 	return keys
+}
+
+// inEscape takes byte c of an escape sequence, and reports whether the
+// sequence took it; a byte it does not take counts on its own.
+func (d *decoder) inEscape(c byte) bool {
+	switch d.esc {
+	case escStart:
+		switch c {
+		case '[':
+			d.esc = escCSI
+			return true
+		case 'O':
+			d.esc = escSS3
+			return true
+		case esc:
+			return true
+		}
+		// ESC and a key is Alt with that key: the key counts alone.
+		d.esc = escNone
+	case escCSI:
+		switch {
+		case c >= 0x20 && c <= 0x3f:
+			return true
+		case c >= 0x40 && c <= 0x7e:
+			d.esc = escNone
+			return true
+		}
+		// Not a sequence after all: the byte counts on its own.
+		d.esc = escNone
+	case escSS3:
+		d.esc = escNone
+		return true
+	}
+	return false
 }
 
 // multibyte adds byte c of a multi-byte character, and the character once
