@@ -23,7 +23,7 @@ func newCancelCommand(a *app) *cobra.Command {
 			n := 0
 			for _, r := range recs {
 				short := dialog.ShortIdentity(r.Identity)
-				if r.Status.Final() {
+				if r.Final {
 					if !all {
 						fmt.Fprintf(a.stdout, msgRequestLine+"\n", short, r.Title, fmt.Sprintf(msgAlready, r.Status))
 					}

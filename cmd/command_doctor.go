@@ -16,7 +16,6 @@ import (
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/remote"
-	"github.com/ask-confirm/ask-confirm/store"
 )
 
 // doctorReport is what ask-confirm doctor prints, and with --json its one
@@ -238,7 +237,7 @@ func checkPath(name, path string, isDir bool) pathCheck {
 	pc.Exists = true
 	pc.Mode = fmt.Sprintf("%04o", fi.Mode().Perm())
 	open := platform.OpenToOthers(fi)
-	switch problem := store.PathProblem(fi, isDir); {
+	switch problem := lifecycle.PathProblem(fi, isDir); {
 	case problem != "":
 		// The store's own rule, so doctor never disagrees with it.
 		pc.Safe, pc.Problem = false, problem

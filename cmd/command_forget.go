@@ -21,7 +21,7 @@ func newForgetCommand(a *app) *cobra.Command {
 			}
 			var ids []string
 			for _, r := range recs {
-				if !r.Status.Final() {
+				if !r.Final {
 					fmt.Fprintf(a.stdout, msgRequestLine+"\n", dialog.ShortIdentity(r.Identity), r.Title, msgForgetOpen)
 					continue
 				}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
-	"github.com/ask-confirm/ask-confirm/store"
 )
 
 func newListCommand(a *app) *cobra.Command {
@@ -42,7 +41,7 @@ func (a *app) printEntries(entries []lifecycle.Entry) error {
 	fmt.Fprintln(w, "IDENTITY\tSTATUS\tAGE\tLEFT\tTITLE")
 	for _, e := range entries {
 		status := e.Status
-		if !store.Status(e.Status).Final() && !e.HolderAlive {
+		if !e.Final() && !e.HolderAlive {
 			status += " " + msgHolderGone
 		}
 		if e.Uncollected {

@@ -4,12 +4,11 @@ import (
 	"errors"
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
-	"github.com/ask-confirm/ask-confirm/store"
 )
 
 // selectRecords returns the record named by args[0], or every record with
 // all: what cancel and forget act on.
-func (a *app) selectRecords(args []string, all bool) ([]store.Record, error) {
+func (a *app) selectRecords(args []string, all bool) ([]lifecycle.Stored, error) {
 	switch {
 	case all && len(args) > 0:
 		return nil, lifecycle.Usage(errors.New(msgKeyAndAll))
@@ -22,5 +21,5 @@ func (a *app) selectRecords(args []string, all bool) ([]store.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []store.Record{r}, nil
+	return []lifecycle.Stored{r}, nil
 }

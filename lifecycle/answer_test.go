@@ -304,7 +304,7 @@ func TestApproveForInTheList(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	te.advance(10 * time.Minute)
-	en := te.EntryOf(te.record(te.Prepare(c).Request.Identity()))
+	en := te.entryOf(te.record(te.Prepare(c).Request.Identity()))
 	if en.ApprovedUntil.IsZero() || en.LeftSeconds < 49*60 || en.LeftSeconds > 51*60 {
 		t.Fatalf("entry: approved until %v, %.0fs left", en.ApprovedUntil, en.LeftSeconds)
 	}

@@ -186,7 +186,7 @@ func TestCancelRequestAskedThroughChannel(t *testing.T) {
 		t.Fatalf("first call: %+v", r)
 	}
 	<-b.asked
-	r, outcome := te.Cancel(te.record(te.Prepare(c).Request.Identity()))
+	r, outcome := te.cancel(te.record(te.Prepare(c).Request.Identity()))
 	if outcome != Cancelled || r.Status != StatusCancelled {
 		t.Fatalf("cancel: %+v outcome %v", r, outcome)
 	}
@@ -363,7 +363,7 @@ func TestStatusOfWithdrawnRequest(t *testing.T) {
 	te := newTestEngine(t)
 	c := testCall("rm -rf build?")
 	rec := te.seedAnswer(c, store.Withdrawn, time.Second)
-	r := te.StatusOf(rec)
+	r := te.statusOf(rec)
 	if r.Status != StatusPending || !r.ShouldRetry || !strings.Contains(r.Message, "withdrawn") || strings.Contains(r.Message, "--remember") {
 		t.Fatalf("status of a withdrawn request: %+v", r)
 	}

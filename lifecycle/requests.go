@@ -38,7 +38,13 @@ func matches(key, keyID, id string) bool {
 // a --key asked through more than one Channel (a dialog and the terminal,
 // say): each way has its own record, perhaps with another question and
 // answer, and none of them is the one a caller meant more than the others.
-func (e *Engine) Find(key string) (store.Record, error) {
+func (e *Engine) Find(key string) (Stored, error) {
+	rec, err := e.find(key)
+	return storedOf(rec), err
+}
+
+// find is Find, for the engine's own use.
+func (e *Engine) find(key string) (store.Record, error) {
 	recs, err := e.store.List()
 	if err != nil {
 		return store.Record{}, err
@@ -89,16 +95,45 @@ func keyedVia(key, channel string) string {
 }
 
 // All returns every stored request.
-func (e *Engine) All() ([]store.Record, error) { return e.store.List() }
+func (e *Engine) All() ([]Stored, error) {
+	recs, err := e.store.List()
+	out := make([]Stored, len(recs))
+	for i, r := range recs {
+		out[i] = storedOf(r)
+	}
+	return out, err
+}
+
+// Stored is a stored request as a front end sees it: what Find and All
+// return, and what StatusOf, EntryOf and Cancel act on. Its record stays
+// the engine's.
+type Stored struct {
+	Identity string
+	Title    string
+	// Status is where the request is: requested, or how it ended
+	// (approved, denied, cancelled and the rest of Result's statuses).
+	Status string
+	// Final is true once the request has ended.
+	Final bool
+	// Kind is what it asks: dialog.Confirm, dialog.Choose or dialog.Input.
+	Kind string
+	rec  store.Record
+}
+
+func storedOf(rec store.Record) Stored {
+	return Stored{Identity: rec.Identity, Title: rec.Title, Status: string(rec.Status), Final: rec.Status.Final(), Kind: rec.Kind, rec: rec}
+}
 
 // keeping is the reuse rule rec was asked with.
 func keeping(rec store.Record) reuse {
 	return reuse{remember: rec.Remember, collectWithin: rec.CollectWithin}
 }
 
-// StatusOf returns what asking rec's request again would report now, by
-// the reuse rules rec was asked with. It collects nothing.
-func (e *Engine) StatusOf(rec store.Record) Result {
+// StatusOf returns what asking s's request again would report now, by
+// the reuse rules it was asked with. It collects nothing.
+func (e *Engine) StatusOf(s Stored) Result { return e.statusOf(s.rec) }
+
+func (e *Engine) statusOf(rec store.Record) Result {
 	if rec.Status.Final() && !keeping(rec).returns(rec, e.now()) {
 		msg := fmt.Sprintf(msgStale, rec.Status)
 		if rec.Status == store.Withdrawn {
@@ -137,10 +172,20 @@ type Entry struct {
 	LeftSeconds  float64   `json:"left_seconds"`
 }
 
-// EntryOf describes rec now: for an open request whether its holder lives
+// Final reports whether the entry's request has ended.
+func (en Entry) Final() bool { return store.Status(en.Status).Final() }
+
+// PathProblem says why the store would refuse the file or directory fi
+// (isDir) as its own, or "" when it would take it: the store's rule, for
+// a front end that checks the files before the store opens them (doctor).
+func PathProblem(fi os.FileInfo, isDir bool) string { return store.PathProblem(fi, isDir) }
+
+// EntryOf describes s now: for an open request whether its holder lives
 // and how long its dialog stays up; for an ended one how long its answer is
 // kept.
-func (e *Engine) EntryOf(r store.Record) Entry {
+func (e *Engine) EntryOf(s Stored) Entry { return e.entryOf(s.rec) }
+
+func (e *Engine) entryOf(r store.Record) Entry {
 	now := e.now()
 	en := Entry{
 		Identity:    r.Identity,
@@ -187,7 +232,7 @@ func (e *Engine) Entries() ([]Entry, error) {
 	sort.Slice(recs, func(i, j int) bool { return recs[i].RequestedAt.Before(recs[j].RequestedAt) })
 	entries := make([]Entry, 0, len(recs))
 	for _, r := range recs {
-		entries = append(entries, e.EntryOf(r))
+		entries = append(entries, e.entryOf(r))
 	}
 	return entries, nil
 }
@@ -205,13 +250,15 @@ const (
 	EndedOtherwise
 )
 
-// Cancel closes the open dialog of rec's request: the request can only end
+// Cancel closes the open dialog of s's request: the request can only end
 // as a denial, and its waiters exit 1. It returns the request's outcome
 // afterwards; for AlreadyEnded that is what asking again would give. A
 // failure to cancel is a Result with ExitInternal, never an answer.
-func (e *Engine) Cancel(rec store.Record) (Result, CancelOutcome) {
+func (e *Engine) Cancel(s Stored) (Result, CancelOutcome) { return e.cancel(s.rec) }
+
+func (e *Engine) cancel(rec store.Record) (Result, CancelOutcome) {
 	if rec.Status.Final() {
-		return e.StatusOf(rec), AlreadyEnded
+		return e.statusOf(rec), AlreadyEnded
 	}
 	if err := e.closeRequest(rec, store.Cancelled); err != nil {
 		return ErrorResult(rec.Identity, ExitInternal, fmt.Errorf(msgCancelFailed, dialog.ShortIdentity(rec.Identity), err)), Cancelled

@@ -296,7 +296,7 @@ func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 	if rec.Kind != dialog.Confirm {
 		text = askText(r, rec.Kind)
 	}
-	if r.Status == lifecycle.StatusPending && rec.Status.Final() {
+	if r.Status == lifecycle.StatusPending && rec.Final {
 		text = fmt.Sprintf(mcpStale, rec.Status)
 	}
 	res, out, err := s.answer(r, text)
