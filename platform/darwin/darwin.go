@@ -41,7 +41,7 @@ const commandTimeout = 2 * time.Second
 // owner of the console and its environment. It runs launchctl, which takes
 // a few milliseconds.
 func Detect() Verdict {
-	return Judge(Facts{
+	return judge(Facts{
 		EUID:            os.Geteuid(),
 		ConsoleUID:      consoleUID(),
 		Manager:         firstLine("/bin/launchctl", "managername"),

@@ -39,12 +39,12 @@ type Verdict struct {
 
 const hintTerminal = "run ask-confirm in Terminal on the Mac, or in a tmux session started there"
 
-// Judge decides whether a dialog started by this process would reach a
+// judge decides whether a dialog started by this process would reach a
 // person. The launchd session type decides where it is known: osascript
 // shows its dialog in the caller's launchd session, and only an Aqua one
 // has a screen. Without it, the owner of the console and the way in (SSH,
 // launchd) stand in for it.
-func Judge(f Facts) Verdict {
+func judge(f Facts) Verdict {
 	var v Verdict
 	switch {
 	case f.Manager == "Aqua":

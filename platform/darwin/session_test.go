@@ -38,9 +38,9 @@ func TestJudge(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := Judge(c.f)
+			v := judge(c.f)
 			if v.OK != c.ok || v.Display != c.display {
-				t.Fatalf("Judge(%+v) = ok %v, display %q (%q); want %v, %q", c.f, v.OK, v.Display, v.Reason, c.ok, c.display)
+				t.Fatalf("judge(%+v) = ok %v, display %q (%q); want %v, %q", c.f, v.OK, v.Display, v.Reason, c.ok, c.display)
 			}
 			if v.OK != (v.Reason == "") || v.OK != (v.Hint == "") {
 				t.Errorf("ok %v with reason %q and hint %q: a refusal needs both, an approval neither", v.OK, v.Reason, v.Hint)

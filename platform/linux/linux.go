@@ -43,7 +43,7 @@ func MarkInheritedCloseOnExec() error {
 // DialogProgram returns the dialog program the zenity library will run, and
 // its path, or empty strings if none is on PATH.
 func DialogProgram() (name, path string) {
-	for _, p := range DialogPrograms {
+	for _, p := range dialogPrograms {
 		if path, err := exec.LookPath(p); err == nil {
 			return p, path
 		}
@@ -55,7 +55,7 @@ func DialogProgram() (name, path string) {
 // WSL, the dialog program on PATH, and which display sockets answer.
 func Detect() Verdict {
 	name, _ := DialogProgram()
-	return Judge(os.Getenv, wsl(), name, reachable)
+	return judge(os.Getenv, wsl(), name, reachable)
 }
 
 // OSVersion names the distribution and the kernel release, as
@@ -63,7 +63,7 @@ func Detect() Verdict {
 func OSVersion() string {
 	b, _ := os.ReadFile("/etc/os-release")
 	parts := []string{}
-	if name := PrettyName(string(b)); name != "" {
+	if name := prettyName(string(b)); name != "" {
 		parts = append(parts, name)
 	}
 	var u unix.Utsname
@@ -75,7 +75,7 @@ func OSVersion() string {
 
 func wsl() bool {
 	b, _ := os.ReadFile("/proc/version")
-	return IsWSL(os.Getenv, string(b))
+	return isWSL(os.Getenv, string(b))
 }
 
 // versionTimeout bounds a dialog program's --version and --help-general:
@@ -101,12 +101,12 @@ func ProgramVersion(ctx context.Context, path string) (string, error) {
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("%s --version did not finish within %s", path, versionTimeout)
 	case err != nil:
-		if msg := VersionLine([]byte(stderr.String())); msg != "" {
+		if msg := versionLine([]byte(stderr.String())); msg != "" {
 			return "", fmt.Errorf("%s --version: %w: %s", path, err, msg)
 		}
 		return "", fmt.Errorf("%s --version: %w", path, err)
 	}
-	if v := VersionLine(out); v != "" {
+	if v := versionLine(out); v != "" {
 		return v, nil
 	}
 	return "", fmt.Errorf("%s --version printed nothing", path)
@@ -128,7 +128,7 @@ func ThirdButton(ctx context.Context, name, path string, display bool) string {
 	c := exec.CommandContext(ctx, path, "--help-general")
 	c.WaitDelay = 100 * time.Millisecond
 	out, err := c.Output()
-	return ThirdButtonFrom(name, string(out), err)
+	return thirdButtonFrom(name, string(out), err)
 }
 
 func reachable(network, addr string) bool {
@@ -158,17 +158,17 @@ func DialogsInGroup(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		if name, group, ok := ParseStat(string(stat)); ok && group == pgid && slices.Contains(DialogPrograms, name) {
+		if name, group, ok := parseStat(string(stat)); ok && group == pgid && slices.Contains(dialogPrograms, name) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
 }
 
-// ParseStat returns the command name and process group from the contents
+// parseStat returns the command name and process group from the contents
 // of /proc/PID/stat. The name is in parentheses and may itself hold spaces
 // and parentheses, so the fields are counted from the last ')'.
-func ParseStat(stat string) (name string, pgid int, ok bool) {
+func parseStat(stat string) (name string, pgid int, ok bool) {
 	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
 	if open < 0 || end < open {
 		return "", 0, false

@@ -25,7 +25,7 @@ func listen(t *testing.T, path string) {
 	t.Cleanup(func() { ln.Close() })
 }
 
-// TestDisplay runs Judge against real sockets: one that answers, and paths
+// TestDisplay runs judge against real sockets: one that answers, and paths
 // where nobody listens.
 func TestDisplay(t *testing.T) {
 	dir := t.TempDir()
@@ -55,7 +55,7 @@ func TestDisplay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := Judge(c.env.get, false, "zenity", reachable)
+			v := judge(c.env.get, false, "zenity", reachable)
 			ok, reason := v.OK, v.Reason
 			if ok != c.ok {
 				t.Fatalf("Display = %v (%q), want %v", ok, reason, c.ok)
@@ -213,9 +213,9 @@ func TestParseStat(t *testing.T) {
 		{"garbage", "", 0, false},
 	}
 	for _, c := range cases {
-		name, pgid, ok := ParseStat(c.stat)
+		name, pgid, ok := parseStat(c.stat)
 		if ok != c.parsable || (ok && (name != c.name || pgid != c.pgid)) {
-			t.Errorf("ParseStat(%q) = %q, %d, %v; want %q, %d, %v", c.stat, name, pgid, ok, c.name, c.pgid, c.parsable)
+			t.Errorf("parseStat(%q) = %q, %d, %v; want %q, %d, %v", c.stat, name, pgid, ok, c.name, c.pgid, c.parsable)
 		}
 	}
 }

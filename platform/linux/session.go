@@ -11,25 +11,25 @@ import (
 	"strings"
 )
 
-// The session kinds Judge reports, as package platform names them.
+// The session kinds judge reports, as package platform names them.
 const (
-	KindX11      = "x11"
-	KindWayland  = "wayland"
-	KindWSL      = "wsl"
-	KindHeadless = "headless"
+	kindX11      = "x11"
+	kindWayland  = "wayland"
+	kindWSL      = "wsl"
+	kindHeadless = "headless"
 )
 
-// DialogPrograms is the order in which github.com/ncruces/zenity looks for a
+// dialogPrograms is the order in which github.com/ncruces/zenity looks for a
 // dialog program on PATH: the first one found is the one it runs.
-var DialogPrograms = []string{"qarma", "zenity", "matedialog"}
+var dialogPrograms = []string{"qarma", "zenity", "matedialog"}
 
 // Verdict is what a Linux session offers a dialog.
 type Verdict struct {
 	// OK is true when a person can be asked: a dialog program and a display
 	// that answers.
 	OK bool
-	// Kind is KindX11, KindWayland or KindWSL when a display answers, and
-	// KindHeadless otherwise.
+	// Kind is kindX11, kindWayland or kindWSL when a display answers, and
+	// kindHeadless otherwise.
 	Kind string
 	// Display names the display the dialog would appear on, as the
 	// environment gives it: "DISPLAY=:0", "WAYLAND_DISPLAY=wayland-0".
@@ -40,27 +40,27 @@ type Verdict struct {
 	Notes []string
 }
 
-// Dialer reports whether something accepts a connection at addr.
-type Dialer func(network, addr string) bool
+// dialer reports whether something accepts a connection at addr.
+type dialer func(network, addr string) bool
 
-// IsWSL reports whether this is Windows Subsystem for Linux, from the
+// isWSL reports whether this is Windows Subsystem for Linux, from the
 // variables WSL sets in every process it starts, or failing those from the
 // kernel's version string (the contents of /proc/version), which names
 // Microsoft on WSL 1 and WSL 2 alike.
-func IsWSL(getenv func(string) string, procVersion string) bool {
+func isWSL(getenv func(string) string, procVersion string) bool {
 	if getenv("WSL_DISTRO_NAME") != "" || getenv("WSL_INTEROP") != "" {
 		return true
 	}
 	return strings.Contains(strings.ToLower(procVersion), "microsoft")
 }
 
-// Judge decides whether a person can be asked, and where, in the
+// judge decides whether a person can be asked, and where, in the
 // environment getenv describes. wsl says whether this is WSL, program names
 // the dialog program found on PATH ("" for none), and dial tells which
 // display sockets answer. It trusts no variable without a connection: GNOME
 // zenity exits 1 when it cannot open the display, which would look like a
 // person pressing Cancel.
-func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Verdict {
+func judge(getenv func(string) string, wsl bool, program string, dial dialer) Verdict {
 	wayland, x11 := getenv("WAYLAND_DISPLAY"), getenv("DISPLAY")
 	waylandOK, x11OK, dead := probeDisplays(getenv, dial)
 	var v Verdict
@@ -74,23 +74,23 @@ func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Ve
 	v.Display = strings.Join(shown, ", ")
 	switch {
 	case wsl && (waylandOK || x11OK):
-		v.Kind = KindWSL
+		v.Kind = kindWSL
 	case waylandOK:
-		v.Kind = KindWayland
+		v.Kind = kindWayland
 	case x11OK:
-		v.Kind = KindX11
+		v.Kind = kindX11
 	default:
-		v.Kind = KindHeadless
+		v.Kind = kindHeadless
 	}
 	v.Notes = displayNotes(v.Kind, wsl, waylandOK && !x11OK, dead)
 	switch {
 	case program == "":
 		v.Reason = "no dialog program found on PATH (install zenity, qarma or matedialog)"
 		v.Hint = "install zenity (Debian and Ubuntu: sudo apt-get install zenity) and run again"
-	case v.Kind == KindHeadless && len(dead) == 0:
+	case v.Kind == kindHeadless && len(dead) == 0:
 		v.Reason = "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
 		v.Hint = headlessHint(wsl)
-	case v.Kind == KindHeadless:
+	case v.Kind == kindHeadless:
 		v.Reason = strings.Join(dead, "; ")
 		v.Hint = headlessHint(wsl)
 	default:
@@ -101,7 +101,7 @@ func Judge(getenv func(string) string, wsl bool, program string, dial Dialer) Ve
 
 // probeDisplays reports which of the displays getenv names answer at
 // their sockets, and why each other one set does not.
-func probeDisplays(getenv func(string) string, dial Dialer) (waylandOK, x11OK bool, dead []string) {
+func probeDisplays(getenv func(string) string, dial dialer) (waylandOK, x11OK bool, dead []string) {
 	if wayland := getenv("WAYLAND_DISPLAY"); wayland != "" {
 		switch sock, err := waylandSocket(wayland, getenv("XDG_RUNTIME_DIR")); {
 		case err != nil:
@@ -113,7 +113,7 @@ func probeDisplays(getenv func(string) string, dial Dialer) (waylandOK, x11OK bo
 		}
 	}
 	if x11 := getenv("DISPLAY"); x11 != "" {
-		network, addr, err := XAddress(x11)
+		network, addr, err := xAddress(x11)
 		switch {
 		case err != nil:
 			dead = append(dead, err.Error())
@@ -130,7 +130,7 @@ func probeDisplays(getenv func(string) string, dial Dialer) (waylandOK, x11OK bo
 // displays set but dead, a Wayland session without X, and WSL's display.
 func displayNotes(kind string, wsl, waylandOnly bool, dead []string) []string {
 	var notes []string
-	if kind != KindHeadless {
+	if kind != kindHeadless {
 		// A display answers; anything else set but dead is worth a note,
 		// since GTK and Qt fall back from Wayland to X11 but not the other
 		// way round.
@@ -140,7 +140,7 @@ func displayNotes(kind string, wsl, waylandOnly bool, dead []string) []string {
 		}
 	}
 	if wsl {
-		if kind == KindWSL {
+		if kind == kindWSL {
 			notes = append(notes, "WSL: the dialog appears on the Windows desktop through WSLg")
 		} else {
 			notes = append(notes, "WSL without a display: WSLg is missing or not running")
@@ -176,9 +176,9 @@ func waylandSocket(name, runtimeDir string) (string, error) {
 	return path.Join(runtimeDir, name), nil
 }
 
-// XAddress turns an X11 display name ([host]:display[.screen], or a socket
+// xAddress turns an X11 display name ([host]:display[.screen], or a socket
 // path followed by :display) into the network and address to dial.
-func XAddress(display string) (network, addr string, err error) {
+func xAddress(display string) (network, addr string, err error) {
 	colon := strings.LastIndexByte(display, ':')
 	if colon < 0 {
 		return "", "", fmt.Errorf("DISPLAY=%q is not of the form [host]:number", display)
@@ -201,9 +201,9 @@ func XAddress(display string) (network, addr string, err error) {
 	}
 }
 
-// VersionLine returns the version a dialog program printed for --version:
+// versionLine returns the version a dialog program printed for --version:
 // its first non-blank line, trimmed and cut to 100 bytes.
-func VersionLine(out []byte) string {
+func versionLine(out []byte) string {
 	for _, line := range strings.Split(string(out), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			if len(line) > 100 {
@@ -215,9 +215,9 @@ func VersionLine(out []byte) string {
 	return ""
 }
 
-// PrettyName returns PRETTY_NAME from the contents of /etc/os-release, or
+// prettyName returns PRETTY_NAME from the contents of /etc/os-release, or
 // "" when it has none.
-func PrettyName(osRelease string) string {
+func prettyName(osRelease string) string {
 	for _, line := range strings.Split(osRelease, "\n") {
 		v, ok := strings.CutPrefix(strings.TrimSpace(line), "PRETTY_NAME=")
 		if !ok {
@@ -231,8 +231,8 @@ func PrettyName(osRelease string) string {
 	return ""
 }
 
-// ThirdButtonFrom is ThirdButton's verdict on what the program printed.
-func ThirdButtonFrom(name, help string, err error) string {
+// thirdButtonFrom is ThirdButton's verdict on what the program printed.
+func thirdButtonFrom(name, help string, err error) string {
 	switch {
 	case strings.Contains(help, "--extra-button"):
 		return "offered: " + name + " --extra-button"

@@ -12,8 +12,8 @@ type env map[string]string
 
 func (e env) get(k string) string { return e[k] }
 
-// answering is a fake Dialer: only the addresses it lists answer.
-func answering(addrs ...string) Dialer {
+// answering is a fake dialer: only the addresses it lists answer.
+func answering(addrs ...string) dialer {
 	return func(network, addr string) bool { return slices.Contains(addrs, network+" "+addr) }
 }
 
@@ -37,10 +37,10 @@ func TestXAddress(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.display, func(t *testing.T) {
-			network, addr, err := XAddress(c.display)
+			network, addr, err := xAddress(c.display)
 			if c.network == "" {
 				if err == nil {
-					t.Fatalf("XAddress(%q) = %s %s, want an error", c.display, network, addr)
+					t.Fatalf("xAddress(%q) = %s %s, want an error", c.display, network, addr)
 				}
 				if !strings.Contains(err.Error(), "DISPLAY") || !strings.Contains(err.Error(), c.display) {
 					t.Errorf("error %q does not name DISPLAY and its value", err)
@@ -48,7 +48,7 @@ func TestXAddress(t *testing.T) {
 				return
 			}
 			if err != nil || network != c.network || addr != c.addr {
-				t.Errorf("XAddress(%q) = %q %q %v, want %q %q", c.display, network, addr, err, c.network, c.addr)
+				t.Errorf("xAddress(%q) = %q %q %v, want %q %q", c.display, network, addr, err, c.network, c.addr)
 			}
 		})
 	}
@@ -75,8 +75,8 @@ func TestIsWSL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := IsWSL(c.env.get, c.version); got != c.want {
-				t.Errorf("IsWSL = %v, want %v", got, c.want)
+			if got := isWSL(c.env.get, c.version); got != c.want {
+				t.Errorf("isWSL = %v, want %v", got, c.want)
 			}
 		})
 	}
@@ -103,39 +103,39 @@ func TestJudge(t *testing.T) {
 		has     []string // what Reason (or, when ok, a note) must mention
 		hint    string   // what Hint must mention
 	}{
-		{name: "nothing set", env: env{}, kind: KindHeadless,
+		{name: "nothing set", env: env{}, kind: kindHeadless,
 			has: []string{"neither DISPLAY nor WAYLAND_DISPLAY"}, hint: "desktop session"},
-		{name: "X11", env: env{"DISPLAY": ":0"}, up: []string{x0}, ok: true, kind: KindX11, display: "DISPLAY=:0"},
-		{name: "X11 through the abstract socket only", env: env{"DISPLAY": ":0"}, up: []string{x0abs}, ok: true, kind: KindX11, display: "DISPLAY=:0"},
-		{name: "X11 over SSH forwarding", env: env{"DISPLAY": "localhost:10.0"}, up: []string{tcpX10}, ok: true, kind: KindX11, display: "DISPLAY=localhost:10.0"},
-		{name: "X11 set but dead", env: env{"DISPLAY": ":0"}, kind: KindHeadless,
+		{name: "X11", env: env{"DISPLAY": ":0"}, up: []string{x0}, ok: true, kind: kindX11, display: "DISPLAY=:0"},
+		{name: "X11 through the abstract socket only", env: env{"DISPLAY": ":0"}, up: []string{x0abs}, ok: true, kind: kindX11, display: "DISPLAY=:0"},
+		{name: "X11 over SSH forwarding", env: env{"DISPLAY": "localhost:10.0"}, up: []string{tcpX10}, ok: true, kind: kindX11, display: "DISPLAY=localhost:10.0"},
+		{name: "X11 set but dead", env: env{"DISPLAY": ":0"}, kind: kindHeadless,
 			has: []string{"DISPLAY=:0 does not answer at /tmp/.X11-unix/X0"}, hint: "desktop session"},
-		{name: "malformed DISPLAY", env: env{"DISPLAY": "nocolon"}, kind: KindHeadless, has: []string{`DISPLAY="nocolon"`}},
+		{name: "malformed DISPLAY", env: env{"DISPLAY": "nocolon"}, kind: kindHeadless, has: []string{`DISPLAY="nocolon"`}},
 		{name: "Wayland with Xwayland", env: env{"WAYLAND_DISPLAY": "wayland-0", "XDG_RUNTIME_DIR": "/run/user/1000", "DISPLAY": ":0"},
-			up: []string{wl0, x0}, ok: true, kind: KindWayland, display: "WAYLAND_DISPLAY=wayland-0, DISPLAY=:0"},
+			up: []string{wl0, x0}, ok: true, kind: kindWayland, display: "WAYLAND_DISPLAY=wayland-0, DISPLAY=:0"},
 		{name: "Wayland only", env: env{"WAYLAND_DISPLAY": "wayland-0", "XDG_RUNTIME_DIR": "/run/user/1000"},
-			up: []string{wl0}, ok: true, kind: KindWayland, display: "WAYLAND_DISPLAY=wayland-0", has: []string{"Wayland only"}},
+			up: []string{wl0}, ok: true, kind: kindWayland, display: "WAYLAND_DISPLAY=wayland-0", has: []string{"Wayland only"}},
 		{name: "Wayland by absolute path", env: env{"WAYLAND_DISPLAY": "/run/user/1000/wayland-0", "XDG_RUNTIME_DIR": "/run/user/1000"},
-			up: []string{wl0}, ok: true, kind: KindWayland, display: "WAYLAND_DISPLAY=/run/user/1000/wayland-0"},
+			up: []string{wl0}, ok: true, kind: kindWayland, display: "WAYLAND_DISPLAY=/run/user/1000/wayland-0"},
 		// GTK 3 opens no Wayland display without a runtime directory, even
 		// where the socket answers.
 		{name: "Wayland by absolute path without a runtime directory", env: env{"WAYLAND_DISPLAY": "/run/user/1000/wayland-0"},
-			up: []string{wl0}, kind: KindHeadless},
-		{name: "Wayland name without XDG_RUNTIME_DIR", env: env{"WAYLAND_DISPLAY": "wayland-0"}, up: []string{wl0}, kind: KindHeadless,
+			up: []string{wl0}, kind: kindHeadless},
+		{name: "Wayland name without XDG_RUNTIME_DIR", env: env{"WAYLAND_DISPLAY": "wayland-0"}, up: []string{wl0}, kind: kindHeadless,
 			has: []string{"XDG_RUNTIME_DIR is not set"}},
 		{name: "dead Wayland, live X falls back to X11", env: env{"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": "/run/user/1000", "DISPLAY": ":0"},
-			up: []string{x0}, ok: true, kind: KindX11, display: "DISPLAY=:0", has: []string{"WAYLAND_DISPLAY=wayland-9 does not answer"}},
-		{name: "both dead", env: env{"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": "/run/user/1000", "DISPLAY": ":5"}, kind: KindHeadless,
+			up: []string{x0}, ok: true, kind: kindX11, display: "DISPLAY=:0", has: []string{"WAYLAND_DISPLAY=wayland-9 does not answer"}},
+		{name: "both dead", env: env{"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": "/run/user/1000", "DISPLAY": ":5"}, kind: kindHeadless,
 			has: []string{"WAYLAND_DISPLAY=wayland-9", "DISPLAY=:5"}},
 		{name: "WSLg", wsl: true, env: env{"WAYLAND_DISPLAY": "wayland-0", "XDG_RUNTIME_DIR": "/mnt/wslg/runtime-dir", "DISPLAY": ":0"},
-			up: []string{wslgWL, x0}, ok: true, kind: KindWSL, display: "WAYLAND_DISPLAY=wayland-0, DISPLAY=:0", has: []string{"WSLg"}},
+			up: []string{wslgWL, x0}, ok: true, kind: kindWSL, display: "WAYLAND_DISPLAY=wayland-0, DISPLAY=:0", has: []string{"WSLg"}},
 		{name: "WSL with an X server on Windows", wsl: true, env: env{"DISPLAY": "localhost:10.0"},
-			up: []string{tcpX10}, ok: true, kind: KindWSL, display: "DISPLAY=localhost:10.0"},
-		{name: "WSL without WSLg", wsl: true, env: env{}, kind: KindHeadless,
+			up: []string{tcpX10}, ok: true, kind: kindWSL, display: "DISPLAY=localhost:10.0"},
+		{name: "WSL without WSLg", wsl: true, env: env{}, kind: kindHeadless,
 			has: []string{"neither DISPLAY nor WAYLAND_DISPLAY"}, hint: "wsl --update"},
-		{name: "display but no dialog program", env: env{"DISPLAY": ":0"}, program: "-", up: []string{x0}, kind: KindX11,
+		{name: "display but no dialog program", env: env{"DISPLAY": ":0"}, program: "-", up: []string{x0}, kind: kindX11,
 			display: "DISPLAY=:0", has: []string{"no dialog program"}, hint: "apt-get install zenity"},
-		{name: "neither display nor dialog program", env: env{}, program: "-", kind: KindHeadless,
+		{name: "neither display nor dialog program", env: env{}, program: "-", kind: kindHeadless,
 			has: []string{"no dialog program"}, hint: "apt-get install zenity"},
 	}
 	for _, c := range cases {
@@ -144,9 +144,9 @@ func TestJudge(t *testing.T) {
 			if c.program == "-" {
 				prog = ""
 			}
-			v := Judge(c.env.get, c.wsl, prog, answering(c.up...))
+			v := judge(c.env.get, c.wsl, prog, answering(c.up...))
 			if v.OK != c.ok || v.Kind != c.kind || v.Display != c.display {
-				t.Fatalf("Judge = ok %v, kind %q, display %q (%q); want %v, %q, %q", v.OK, v.Kind, v.Display, v.Reason, c.ok, c.kind, c.display)
+				t.Fatalf("judge = ok %v, kind %q, display %q (%q); want %v, %q, %q", v.OK, v.Kind, v.Display, v.Reason, c.ok, c.kind, c.display)
 			}
 			if v.OK != (v.Reason == "") || v.OK != (v.Hint == "") {
 				t.Errorf("ok %v with reason %q and hint %q: a refusal needs both, an approval neither", v.OK, v.Reason, v.Hint)
@@ -172,8 +172,8 @@ func TestVersionLine(t *testing.T) {
 		strings.Repeat("x", 300) + "\n": strings.Repeat("x", 100),
 	}
 	for in, want := range cases {
-		if got := VersionLine([]byte(in)); got != want {
-			t.Errorf("VersionLine(%q) = %q, want %q", in, got, want)
+		if got := versionLine([]byte(in)); got != want {
+			t.Errorf("versionLine(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -187,8 +187,8 @@ func TestPrettyName(t *testing.T) {
 		"":                           "",
 	}
 	for in, want := range cases {
-		if got := PrettyName(in); got != want {
-			t.Errorf("PrettyName(%q) = %q, want %q", in, got, want)
+		if got := prettyName(in); got != want {
+			t.Errorf("prettyName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -207,8 +207,8 @@ func TestThirdButtonFrom(t *testing.T) {
 		{"--extra-button", errors.New("exit status 1"), "offered: zenity --extra-button"},
 	}
 	for _, c := range cases {
-		if got := ThirdButtonFrom("zenity", c.help, c.err); got != c.want {
-			t.Errorf("ThirdButtonFrom(%q, %v) = %q, want %q", c.help, c.err, got, c.want)
+		if got := thirdButtonFrom("zenity", c.help, c.err); got != c.want {
+			t.Errorf("thirdButtonFrom(%q, %v) = %q, want %q", c.help, c.err, got, c.want)
 		}
 	}
 }

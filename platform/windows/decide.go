@@ -15,16 +15,16 @@ import (
 
 // Process creation flags (CreateProcess's dwCreationFlags).
 const (
-	DetachedProcess        = 0x00000008
-	CreateNewProcessGroup  = 0x00000200
+	detachedProcess        = 0x00000008
+	createNewProcessGroup  = 0x00000200
 	CreateBreakawayFromJob = 0x01000000
 )
 
 // Job object limit flags (JOBOBJECT_BASIC_LIMIT_INFORMATION.LimitFlags).
 const (
 	JobLimitBreakawayOK       = 0x00000800
-	JobLimitSilentBreakawayOK = 0x00001000
-	JobLimitKillOnJobClose    = 0x00002000
+	jobLimitSilentBreakawayOK = 0x00001000
+	jobLimitKillOnJobClose    = 0x00002000
 )
 
 const (
@@ -64,25 +64,25 @@ type Plan struct {
 // breakaway: asked of a job that does not, CreateProcess fails. A job with
 // silent breakaway lets every child out without the flag.
 func PlanDetach(j Job) Plan {
-	p := Plan{Flags: DetachedProcess | CreateNewProcessGroup, Survives: true}
+	p := Plan{Flags: detachedProcess | createNewProcessGroup, Survives: true}
 	var why string
 	switch {
 	case !j.Known:
 		why = "its job object could not be queried, so it does not try to break away"
 	case !j.In:
 		why = "not in a job object"
-	case j.LimitFlags&JobLimitSilentBreakawayOK != 0:
+	case j.LimitFlags&jobLimitSilentBreakawayOK != 0:
 		why = "the caller's job lets children leave it silently"
 	case j.LimitFlags&JobLimitBreakawayOK != 0:
 		p.Flags |= CreateBreakawayFromJob
 		why = "breaks away from the caller's job"
-	case j.LimitFlags&JobLimitKillOnJobClose != 0:
+	case j.LimitFlags&jobLimitKillOnJobClose != 0:
 		p.Survives = false
 		why = "the caller's job allows no breakaway and kills its processes when it closes: the holder and its dialog end with it"
 	default:
 		why = "stays in the caller's job, which allows no breakaway; it ends only if the job is terminated"
 	}
-	p.How = FlagNames(p.Flags) + "; " + why
+	p.How = flagNames(p.Flags) + "; " + why
 	return p
 }
 
@@ -94,15 +94,15 @@ func RetryWithoutBreakaway(flags uint32, err error) bool {
 	return flags&CreateBreakawayFromJob != 0 && errors.Is(err, syscall.Errno(errorAccessDenied))
 }
 
-// FlagNames spells out the creation flags PlanDetach uses, for a person.
-func FlagNames(flags uint32) string {
+// flagNames spells out the creation flags PlanDetach uses, for a person.
+func flagNames(flags uint32) string {
 	var names []string
 	for _, f := range []struct {
 		bit  uint32
 		name string
 	}{
-		{DetachedProcess, "DETACHED_PROCESS"},
-		{CreateNewProcessGroup, "CREATE_NEW_PROCESS_GROUP"},
+		{detachedProcess, "DETACHED_PROCESS"},
+		{createNewProcessGroup, "CREATE_NEW_PROCESS_GROUP"},
 		{CreateBreakawayFromJob, "CREATE_BREAKAWAY_FROM_JOB"},
 	} {
 		if flags&f.bit != 0 {
@@ -144,11 +144,11 @@ type Verdict struct {
 
 const hintService = "run ask-confirm in the logged-in user's session (a terminal on the desktop, or a scheduled task set to run only when the user is logged on), not from a service"
 
-// JudgeStation decides whether a window this process opens would reach a
+// judgeStation decides whether a window this process opens would reach a
 // person: not in session 0, where services run and no one sees a window,
 // and on a window station that is visible. A station that cannot be
 // queried is taken as visible, with a note.
-func JudgeStation(s Station) Verdict {
+func judgeStation(s Station) Verdict {
 	var v Verdict
 	switch {
 	case !s.SessionKnown:

@@ -10,7 +10,7 @@ import (
 )
 
 func TestPlanDetach(t *testing.T) {
-	const base = DetachedProcess | CreateNewProcessGroup
+	const base = detachedProcess | createNewProcessGroup
 	cases := []struct {
 		name     string
 		job      Job
@@ -22,19 +22,19 @@ func TestPlanDetach(t *testing.T) {
 		{"job unknown, though in one", Job{In: true}, base, true, "could not be queried"},
 		{"no job", Job{Known: true}, base, true, "not in a job"},
 		{"job allows breakaway", Job{Known: true, In: true, LimitFlags: JobLimitBreakawayOK}, base | CreateBreakawayFromJob, true, "breaks away"},
-		{"job allows breakaway, kills on close", Job{Known: true, In: true, LimitFlags: JobLimitBreakawayOK | JobLimitKillOnJobClose}, base | CreateBreakawayFromJob, true, "breaks away"},
-		{"job lets children go silently", Job{Known: true, In: true, LimitFlags: JobLimitSilentBreakawayOK | JobLimitKillOnJobClose}, base, true, "silently"},
-		{"job allows both", Job{Known: true, In: true, LimitFlags: JobLimitSilentBreakawayOK | JobLimitBreakawayOK}, base, true, "silently"},
-		{"job kills on close, no breakaway", Job{Known: true, In: true, LimitFlags: JobLimitKillOnJobClose}, base, false, "end with it"},
+		{"job allows breakaway, kills on close", Job{Known: true, In: true, LimitFlags: JobLimitBreakawayOK | jobLimitKillOnJobClose}, base | CreateBreakawayFromJob, true, "breaks away"},
+		{"job lets children go silently", Job{Known: true, In: true, LimitFlags: jobLimitSilentBreakawayOK | jobLimitKillOnJobClose}, base, true, "silently"},
+		{"job allows both", Job{Known: true, In: true, LimitFlags: jobLimitSilentBreakawayOK | JobLimitBreakawayOK}, base, true, "silently"},
+		{"job kills on close, no breakaway", Job{Known: true, In: true, LimitFlags: jobLimitKillOnJobClose}, base, false, "end with it"},
 		{"job with other limits only", Job{Known: true, In: true, LimitFlags: 0x100 /* JOB_OBJECT_LIMIT_PROCESS_MEMORY */}, base, true, "stays in the caller's job"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := PlanDetach(c.job)
 			if p.Flags != c.flags || p.Survives != c.survives {
-				t.Fatalf("PlanDetach(%+v) = %s, survives %v; want %s, %v", c.job, FlagNames(p.Flags), p.Survives, FlagNames(c.flags), c.survives)
+				t.Fatalf("PlanDetach(%+v) = %s, survives %v; want %s, %v", c.job, flagNames(p.Flags), p.Survives, flagNames(c.flags), c.survives)
 			}
-			if !strings.Contains(p.How, c.how) || !strings.HasPrefix(p.How, FlagNames(c.flags)+";") {
+			if !strings.Contains(p.How, c.how) || !strings.HasPrefix(p.How, flagNames(c.flags)+";") {
 				t.Errorf("How = %q, want the flags and %q", p.How, c.how)
 			}
 		})
@@ -42,7 +42,7 @@ func TestPlanDetach(t *testing.T) {
 }
 
 func TestRetryWithoutBreakaway(t *testing.T) {
-	const base = DetachedProcess | CreateNewProcessGroup
+	const base = detachedProcess | createNewProcessGroup
 	// os/exec reports a failed CreateProcess as a *fs.PathError around the
 	// Windows error number.
 	denied := &fs.PathError{Op: "fork/exec", Path: `C:\ask-confirm.exe`, Err: syscall.Errno(errorAccessDenied)}
@@ -62,7 +62,7 @@ func TestRetryWithoutBreakaway(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := RetryWithoutBreakaway(c.flags, c.err); got != c.want {
-				t.Errorf("RetryWithoutBreakaway(%s, %v) = %v, want %v", FlagNames(c.flags), c.err, got, c.want)
+				t.Errorf("RetryWithoutBreakaway(%s, %v) = %v, want %v", flagNames(c.flags), c.err, got, c.want)
 			}
 		})
 	}
@@ -70,14 +70,14 @@ func TestRetryWithoutBreakaway(t *testing.T) {
 
 func TestFlagNames(t *testing.T) {
 	cases := map[uint32]string{
-		DetachedProcess | CreateNewProcessGroup:                          "DETACHED_PROCESS|CREATE_NEW_PROCESS_GROUP",
-		DetachedProcess | CreateNewProcessGroup | CreateBreakawayFromJob: "DETACHED_PROCESS|CREATE_NEW_PROCESS_GROUP|CREATE_BREAKAWAY_FROM_JOB",
-		DetachedProcess | 0x10:                                           "DETACHED_PROCESS|0x10",
+		detachedProcess | createNewProcessGroup:                          "DETACHED_PROCESS|CREATE_NEW_PROCESS_GROUP",
+		detachedProcess | createNewProcessGroup | CreateBreakawayFromJob: "DETACHED_PROCESS|CREATE_NEW_PROCESS_GROUP|CREATE_BREAKAWAY_FROM_JOB",
+		detachedProcess | 0x10:                                           "DETACHED_PROCESS|0x10",
 		0:                                                                "",
 	}
 	for flags, want := range cases {
-		if got := FlagNames(flags); got != want {
-			t.Errorf("FlagNames(%#x) = %q, want %q", flags, got, want)
+		if got := flagNames(flags); got != want {
+			t.Errorf("flagNames(%#x) = %q, want %q", flags, got, want)
 		}
 	}
 }
@@ -100,9 +100,9 @@ func TestJudgeStation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := JudgeStation(c.s)
+			v := judgeStation(c.s)
 			if v.OK != c.ok || v.Display != c.display {
-				t.Fatalf("JudgeStation(%+v) = ok %v, display %q (%q); want %v, %q", c.s, v.OK, v.Display, v.Reason, c.ok, c.display)
+				t.Fatalf("judgeStation(%+v) = ok %v, display %q (%q); want %v, %q", c.s, v.OK, v.Display, v.Reason, c.ok, c.display)
 			}
 			if v.OK != (v.Reason == "") || v.OK != (v.Hint == "") {
 				t.Errorf("ok %v with reason %q and hint %q: a refusal needs both, an approval neither", v.OK, v.Reason, v.Hint)

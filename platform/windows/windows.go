@@ -50,8 +50,8 @@ func CurrentJob() Job {
 	return Job{Known: true, In: true, LimitFlags: info.BasicLimitInformation.LimitFlags}
 }
 
-// CurrentStation reads this process's session and window station.
-func CurrentStation() Station {
+// currentStation reads this process's session and window station.
+func currentStation() Station {
 	var s Station
 	if err := windows.ProcessIdToSessionId(windows.GetCurrentProcessId(), &s.Session); err == nil {
 		s.SessionKnown = true
@@ -79,7 +79,7 @@ func CurrentStation() Station {
 }
 
 // Detect judges whether a dialog this process opens would reach a person.
-func Detect() Verdict { return JudgeStation(CurrentStation()) }
+func Detect() Verdict { return judgeStation(currentStation()) }
 
 // HolderDir is the working directory for a holder: the Windows directory,
 // which is always there and never deleted, so the holder keeps no caller's

@@ -17,12 +17,12 @@ func TestConstantsMatchTheSDK(t *testing.T) {
 		name      string
 		ours, sdk uint32
 	}{
-		{"DETACHED_PROCESS", DetachedProcess, windows.DETACHED_PROCESS},
-		{"CREATE_NEW_PROCESS_GROUP", CreateNewProcessGroup, windows.CREATE_NEW_PROCESS_GROUP},
+		{"DETACHED_PROCESS", detachedProcess, windows.DETACHED_PROCESS},
+		{"CREATE_NEW_PROCESS_GROUP", createNewProcessGroup, windows.CREATE_NEW_PROCESS_GROUP},
 		{"CREATE_BREAKAWAY_FROM_JOB", CreateBreakawayFromJob, windows.CREATE_BREAKAWAY_FROM_JOB},
 		{"JOB_OBJECT_LIMIT_BREAKAWAY_OK", JobLimitBreakawayOK, windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK},
-		{"JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK", JobLimitSilentBreakawayOK, windows.JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK},
-		{"JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE", JobLimitKillOnJobClose, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE},
+		{"JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK", jobLimitSilentBreakawayOK, windows.JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK},
+		{"JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE", jobLimitKillOnJobClose, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE},
 		{"ERROR_ACCESS_DENIED", errorAccessDenied, uint32(windows.ERROR_ACCESS_DENIED)},
 	}
 	for _, c := range cases {
@@ -41,14 +41,14 @@ func TestCurrentJob(t *testing.T) {
 }
 
 func TestCurrentStation(t *testing.T) {
-	s := CurrentStation()
+	s := currentStation()
 	if !s.SessionKnown {
 		t.Fatal("ProcessIdToSessionId failed")
 	}
 	if !s.Known || s.Name == "" {
-		t.Errorf("CurrentStation() = %+v: GetProcessWindowStation or GetUserObjectInformation failed", s)
+		t.Errorf("currentStation() = %+v: GetProcessWindowStation or GetUserObjectInformation failed", s)
 	}
-	t.Logf("station: %+v; verdict: %+v", s, JudgeStation(s))
+	t.Logf("station: %+v; verdict: %+v", s, judgeStation(s))
 }
 
 func TestHolderDirIsADirectory(t *testing.T) {
