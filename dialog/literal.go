@@ -56,9 +56,9 @@ func isBidiOverride(c rune) bool {
 	return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
 }
 
-// HomeDir shows dir under home as ~/…, as a person would write it; home
+// homeDir shows dir under home as ~/…, as a person would write it; home
 // empty shows dir as it is.
-func HomeDir(dir, home string) string {
+func homeDir(dir, home string) string {
 	home = strings.TrimSuffix(home, string(filepath.Separator))
 	switch {
 	case home == "":
@@ -73,13 +73,13 @@ func HomeDir(dir, home string) string {
 
 // Origin is the origin line's text for a request asked by who in dir:
 // "deploy.sh in ~/src/app", shown literally (Literal) and cut, with "…",
-// to MaxOriginBytes. home is shown as ~ (HomeDir); an empty who reads "a
+// to MaxOriginBytes. home is shown as ~ (homeDir); an empty who reads "a
 // process".
 func Origin(who, dir, home string) string {
 	if who == "" {
 		who = unknownAsker
 	}
-	s := Literal(who+" in "+HomeDir(dir, home), false)
+	s := Literal(who+" in "+homeDir(dir, home), false)
 	if len(s) <= MaxOriginBytes {
 		return s
 	}

@@ -82,9 +82,9 @@ const (
 	// 0.3 s after exec with the exit code of Cancel, and no person can
 	// react to a window that fast.
 	DefaultHumanAnswer = 400 * time.Millisecond
-	// DefaultSettle: GNOME zenity maps its window 0.12 to 0.5 s after
+	// defaultSettle: GNOME zenity maps its window 0.12 to 0.5 s after
 	// exec, and gives up on a display it cannot open in about 0.14 s.
-	DefaultSettle = 150 * time.Millisecond
+	defaultSettle = 150 * time.Millisecond
 )
 
 // Engine runs requests for one front end. It holds no open file between
@@ -136,7 +136,7 @@ func New(c Config) *Engine {
 		e.phone = ntfyPhone
 	}
 	if e.settle <= 0 {
-		e.settle = DefaultSettle
+		e.settle = defaultSettle
 	}
 	if e.humanAnswer <= 0 {
 		e.humanAnswer = DefaultHumanAnswer

@@ -21,10 +21,10 @@ import (
 // holderCommand is the first argument of a holder's command line.
 const holderCommand = "hold"
 
-// HolderArgs is the command line a waiter starts a holder with: the
+// holderArgs is the command line a waiter starts a holder with: the
 // program's own name, then what HolderMain recognises. Where the lock is
 // handed over, the holder finds it at platform.HolderLockFD.
-func HolderArgs(id, content string) []string {
+func holderArgs(id, content string) []string {
 	argv := []string{os.Args[0], holderCommand, id, content}
 	if platform.LockHandedOff {
 		argv = append(argv, "--lock-fd="+strconv.Itoa(platform.HolderLockFD))

@@ -65,7 +65,7 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 		e.showHere(ch, id, content, lock)
 		return true, nil
 	}
-	if err := e.startHolder(HolderArgs(id, content), lock); err != nil {
+	if err := e.startHolder(holderArgs(id, content), lock); err != nil {
 		e.finish(id, content, 0, store.Failed, fmt.Sprintf(msgHolderStart, err))
 	}
 	return true, nil

@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// OwnedByMe reports whether fi belongs to the effective user.
-func OwnedByMe(fi fs.FileInfo) bool {
+// ownedByMe reports whether fi belongs to the effective user.
+func ownedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
 }

@@ -95,7 +95,7 @@ func PathProblem(fi fs.FileInfo, dir bool) string {
 		return ProblemNotDir
 	case !dir && !fi.Mode().IsRegular():
 		return ProblemNotFile
-	case !OwnedByMe(fi):
+	case !ownedByMe(fi):
 		return ProblemNotMine
 	}
 	return ""

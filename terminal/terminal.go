@@ -39,12 +39,12 @@ const ChannelName = "terminal"
 // every stream on a pipe, as an agent's shell tool does).
 var ErrNoTerminal = errors.New("no terminal to ask on")
 
-// Guard is how long after the prompt appears its keys are ignored, apart
+// guard is how long after the prompt appears its keys are ignored, apart
 // from Ctrl-C and Ctrl-D, which still cancel once it has passed: a key
 // pressed sooner was meant for something else (a previous prompt, the
 // shell), since no person reads a question that fast. What was typed
 // before the prompt appeared is discarded unread.
-const Guard = 400 * time.Millisecond
+const guard = 400 * time.Millisecond
 
 // settle is how long the keyboard must stay quiet around an Enter pressed
 // alone, which answers with the request's default, before that Enter
@@ -53,7 +53,7 @@ const Guard = 400 * time.Millisecond
 // second at the settings keyboards offer (Windows' slowest is about 2.5 a
 // second), and starts repeating 250 ms to 1 s after the press, so even
 // the first repeat of a key pressed before the prompt appeared can come
-// after Guard; the quiet after it is what tells it from a press.
+// after guard; the quiet after it is what tells it from a press.
 const settle = 600 * time.Millisecond
 
 // readTick is about how long one read of the terminal waits for a key:
@@ -78,7 +78,7 @@ type device interface {
 	discard() error
 	// width is the terminal's width in columns, or 0 when unknown.
 	width() int
-	// now is the time, by which keys are timed against Guard and settle.
+	// now is the time, by which keys are timed against guard and settle.
 	now() time.Time
 }
 
@@ -139,7 +139,7 @@ func (t *Terminal) Name() string { return t.name }
 // prompt is shown (SIGINT, SIGTERM, SIGHUP, SIGQUIT) restores the
 // terminal's mode first.
 func (t *Terminal) Backend(lockDir string) dialog.Backend {
-	return &prompt{t: t, lockDir: lockDir, guard: Guard}
+	return &prompt{t: t, lockDir: lockDir, guard: guard}
 }
 
 // prompt is the Backend of one terminal.

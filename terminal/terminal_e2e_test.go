@@ -24,7 +24,7 @@ import (
 // XDG tree, so they run in parallel.
 
 // humanPause is how long a test waits after a prompt appears before it
-// types: longer than the prompt's guard (terminal.Guard, 0.4 s) and the
+// types: longer than the prompt's guard (the terminal package's guard, 0.4 s) and the
 // engine's fastest human answer (0.4 s after asking started), as a person
 // reading the question would.
 const humanPause = 1500 * time.Millisecond
