@@ -187,7 +187,7 @@ func TestCancelRequestAskedThroughChannel(t *testing.T) {
 	}
 	<-b.asked
 	r, outcome := te.cancel(te.record(te.Prepare(c).Request.Identity()))
-	if outcome != Cancelled || r.Status != StatusCancelled {
+	if outcome != CancelledNow || r.Status != StatusCancelled {
 		t.Fatalf("cancel: %+v outcome %v", r, outcome)
 	}
 	if err := <-b.ended; !errors.Is(err, context.Canceled) {

@@ -241,8 +241,8 @@ func (e *Engine) Entries() ([]Entry, error) {
 type CancelOutcome int
 
 const (
-	// Cancelled: the request was open and now ends cancelled.
-	Cancelled CancelOutcome = iota
+	// CancelledNow: the request was open and now ends cancelled.
+	CancelledNow CancelOutcome = iota
 	// AlreadyEnded: the request had ended before; nothing changed.
 	AlreadyEnded
 	// EndedOtherwise: the request ended some other way (the person
@@ -261,18 +261,18 @@ func (e *Engine) cancel(rec store.Record) (Result, CancelOutcome) {
 		return e.statusOf(rec), AlreadyEnded
 	}
 	if err := e.closeRequest(rec, store.Cancelled); err != nil {
-		return ErrorResult(rec.Identity, ExitInternal, fmt.Errorf(msgCancelFailed, dialog.ShortIdentity(rec.Identity), err)), Cancelled
+		return ErrorResult(rec.Identity, ExitInternal, fmt.Errorf(msgCancelFailed, dialog.ShortIdentity(rec.Identity), err)), CancelledNow
 	}
 	now, found, err := e.store.Get(rec.Identity)
 	switch {
 	case err != nil:
-		return e.StoreError(rec.Identity, err), Cancelled
+		return e.StoreError(rec.Identity, err), CancelledNow
 	case !found:
-		return ErrorResult(rec.Identity, ExitInternal, errors.New(msgCancelGone)), Cancelled
+		return ErrorResult(rec.Identity, ExitInternal, errors.New(msgCancelGone)), CancelledNow
 	case now.Status != store.Cancelled || now.ContentHash != rec.ContentHash:
 		return fromRecord(now, false), EndedOtherwise
 	}
-	return fromRecord(now, false), Cancelled
+	return fromRecord(now, false), CancelledNow
 }
 
 // Forget drops the ended requests among ids, so the next identical request

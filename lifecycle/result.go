@@ -51,18 +51,20 @@ type Result struct {
 	Headless bool `json:"-"`
 }
 
-// The status words of a Result.
+// The status words of a Result: one vocabulary with the store's. A request
+// that ended reports its record's status (store.Status); pending, headless
+// and error are outcomes no record ends with.
 const (
-	StatusApproved   = "approved"
-	StatusDenied     = "denied"
-	StatusCancelled  = "cancelled"
+	StatusApproved   = string(store.Approved)
+	StatusDenied     = string(store.Denied)
+	StatusCancelled  = string(store.Cancelled)
+	StatusExpired    = string(store.Expired)
+	StatusFailed     = string(store.Failed)
+	StatusSuperseded = string(store.Superseded)
+	StatusWithdrawn  = string(store.Withdrawn)
 	StatusPending    = "pending"
-	StatusExpired    = "expired"
 	StatusHeadless   = "headless"
-	StatusFailed     = "failed"
-	StatusSuperseded = "superseded"
 	StatusError      = "error"
-	StatusWithdrawn  = "withdrawn"
 )
 
 // fromRecord turns the record of this invocation's own request into a
