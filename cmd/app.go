@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -116,6 +117,8 @@ func (a *app) exit(path string, args []string, err error) int {
 		switch {
 		case errors.Is(err, lifecycle.ErrUnknownKey):
 			a.out.hint(hintList)
+		case errors.As(err, &ue) && strings.HasSuffix(path, " help"):
+			a.out.hint(hintHelp)
 		case errors.As(err, &ue):
 			a.out.hint(fmt.Sprintf(hintFlagFor, path))
 		}

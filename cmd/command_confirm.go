@@ -64,6 +64,7 @@ Exit codes:
 	}
 	o.define(c.Flags())
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
+	c.SetHelpCommand(newHelpCommand())
 	c.AddCommand(newVersionCommand(),
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
 		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a),

@@ -11,6 +11,7 @@ const (
 	hintFlag     = "run 'ask-confirm --help' for the flags and their limits"
 	hintFlagFor  = "run '%s --help' for the flags and their limits"
 	hintList     = "run 'ask-confirm list' for the stored requests and their keys"
+	hintHelp     = "run 'ask-confirm --help' for the commands"
 
 	msgListEmpty         = "no open requests and no remembered answers"
 	msgHolderGone        = "(holder gone)"
@@ -95,3 +96,87 @@ const (
 	msgDoctorRemoteOK        = "set up through %s (asked: %s): it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems  = "set up through %s, but: %s"
 )
+
+// The help topics (ask-confirm help TOPIC).
+const (
+	msgUnknownTopic = "%q is neither a command nor a help topic; the topics: %s"
+
+	topicExitCodes = `ask-confirm's exit code is its answer; scripts read it. The numbers never
+change meaning:
+
+`
+	topicJSON = `With --json, ask-confirm prints exactly one JSON object on stdout, whatever
+happened, even for a command line that does not parse. Its fields:
+
+`
+	topicIdentity = `A request is what the person sees and where it is asked: the title, the
+message, the labels, the icon, the default button, the options, and the
+scope (the working directory, or --scope). The same command from the same
+place is the same request; --key NAME makes NAME the identity instead, and a
+new question under it supersedes the open one.
+
+Two clocks. The caller waits at most --wait (45s), then exits 3, pending; the
+dialog stays up, held by a detached process, until --timeout (5m). Running
+the same command again collects the answer, or joins the dialog still open:
+there is never a second dialog for one request. An answer no caller received
+is kept for --collect-within (15m); once received, it is returned again for
+--remember (60s).
+`
+	topicTerminal = `Where no dialog can be shown (over SSH, on a console, in docker run -it) and
+a person types at this invocation's terminal, ask-confirm asks there, on the
+terminal itself (never on stdout): y or yes and Enter approves; n, anything
+else, or Enter alone (the default, Cancel) denies; Ctrl-C or Ctrl-D cancels
+at once. choose takes an option's number, input a line. Text typed before
+the prompt appeared, and a held or pasted Enter, are no answer.
+
+--no-terminal skips the terminal, and so do CI (other than false or 0),
+CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
+--if-headless decides.
+`
+	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
+
+  DISPLAY, WAYLAND_DISPLAY   where a dialog can be shown (with XDG_RUNTIME_DIR)
+  XDG_CACHE_HOME             the answers' directory (default ~/.cache)
+  XDG_STATE_HOME             the locks' and history's directory (default ~/.local/state)
+  XDG_CONFIG_HOME            the phone's settings (default ~/.config)
+  PATH                       the dialog program (qarma, zenity, matedialog)
+  LANG, LC_ALL, LC_CTYPE     whether the dialog program's locale takes UTF-8
+  WSL_DISTRO_NAME, WSL_INTEROP  WSL, whose dialogs show through WSLg
+  SSH_CLIENT, SSH_CONNECTION, SSH_TTY  a session over SSH, for doctor's hints
+  CI, CLAUDECODE, ASK_CONFIRM_NO_TERMINAL  never ask on the terminal (see help terminal)
+  CLAUDE_CODE_SESSION_ATTENDED, CLAUDE_CODE_ENTRYPOINT  a headless Claude Code session (hook --defer)
+  CODEX_HOME                 Codex's configuration, for doctor (default ~/.codex)
+  SSH_ASKPASS_PROMPT, ASK_CONFIRM_ASKPASS_REMEMBER, ASK_CONFIRM_ASKPASS_TIMEOUT
+                             ask-confirm-askpass: the prompt's kind, and its settings
+`
+	topicFiles = `  answers   $XDG_CACHE_HOME/ask-confirm/answers.db (~/.cache/ask-confirm/answers.db)
+  locks     $XDG_STATE_HOME/ask-confirm/locks/ (~/.local/state/ask-confirm/locks/)
+  history   $XDG_STATE_HOME/ask-confirm/history.jsonl, rotated at 4 MiB
+  phone     $XDG_CONFIG_HOME/ask-confirm/remote.json (ask-confirm remote setup)
+
+Directories are 0700 and files 0600; a directory that is a symbolic link or
+another user's is refused (exit 8). A corrupt answers file is set aside and
+rebuilt; it never approves. On Windows the directories are under
+%LOCALAPPDATA%. ask-confirm doctor shows the paths in use.
+`
+)
+
+// jsonFields says what each field of --json's object holds.
+var jsonFields = map[string]string{
+	"status":         "approved, denied, cancelled, pending, expired, headless, failed, superseded, withdrawn or error",
+	"exit_code":      "the exit code (ask-confirm help exit-codes)",
+	"key":            "the request's identity, for status, cancel and forget",
+	"remembered":     "true when the answer was given before this run",
+	"rendered":       "true when a dialog or prompt was shown",
+	"attempt":        "which showing of the dialog this is (after a failed one)",
+	"should_retry":   "true while the dialog is open: run the same command again",
+	"retry_reason":   "why to run it again",
+	"requested_at":   "when the request was made (RFC 3339)",
+	"answered_at":    "when it ended",
+	"answer":         "choose: the label, or the list with --multiple; input: the text",
+	"approved_until": "when an approval for a while (--approve-for) stops",
+	"other":          "true when the answer is the person's own text (--other)",
+	"answered_by":    "phone, when the answer came from the phone",
+	"warning":        "what went wrong beside the answer",
+	"message":        "what happened, in a sentence",
+}

@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ask-confirm/ask-confirm/lifecycle"
+)
+
+// Every topic prints its page and exits 0; a command's help still works
+// through help; an unknown topic is a usage error that lists the topics.
+func TestHelpTopics(t *testing.T) {
+	f := newCLIFixture(t)
+	for _, name := range topicNames() {
+		r := f.runRaw("help", name)
+		f.expectCode(r, lifecycle.ExitApproved)
+		if len(r.stdout) < 100 || r.stderr != "" {
+			t.Errorf("help %s: %d bytes, stderr %q", name, len(r.stdout), r.stderr)
+		}
+	}
+	r := f.runRaw("help", "exit-codes")
+	for _, c := range lifecycle.ExitCodes {
+		if !strings.Contains(r.stdout, strings.ReplaceAll(c.Meaning, "`", "")) {
+			t.Errorf("help exit-codes lacks %d: %s", c.Code, c.Meaning)
+		}
+	}
+	r = f.runRaw("help", "list")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if !strings.Contains(r.stdout, "ask-confirm list") {
+		t.Errorf("help list is not list's help:\n%s", r.stdout)
+	}
+	r = f.runRaw("help", "exit-code")
+	f.expectCode(r, lifecycle.ExitUsage)
+	if !strings.Contains(r.stderr, `"exit-code" is neither a command nor a help topic`) || !strings.Contains(r.stderr, strings.Join(topicNames(), ", ")) {
+		t.Errorf("an unknown topic says:\n%s", r.stderr)
+	}
+}
+
+// help json describes every field --json prints, and no other: the list
+// comes from lifecycle.Result, and each needs its sentence here.
+func TestHelpJSONFieldsMatchResult(t *testing.T) {
+	fields := resultFields()
+	for _, name := range fields {
+		if jsonFields[name] == "" {
+			t.Errorf("help json has no sentence for the field %q", name)
+		}
+	}
+	for name := range jsonFields {
+		if !slices.Contains(fields, name) {
+			t.Errorf("help json describes %q, which Result does not print", name)
+		}
+	}
+}
