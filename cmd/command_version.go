@@ -12,10 +12,18 @@ import (
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version of ask-confirm",
+		Short: "Print the version of ask-confirm, and the commit it was built from",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(c.OutOrStdout(), "ask-confirm %s (%s, %s/%s)\n", lifecycle.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			built := ""
+			if rev, at := lifecycle.Build(); rev != "" {
+				built = "commit " + rev
+				if at != "" {
+					built += ", " + at
+				}
+				built += "; "
+			}
+			_, err := fmt.Fprintf(c.OutOrStdout(), "ask-confirm %s (%s%s, %s/%s)\n", lifecycle.Version(), built, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}

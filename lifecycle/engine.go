@@ -249,11 +249,52 @@ func messageHash(msg string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Version is the module version ask-confirm was built from, or "(devel)".
+// Stamped at build time by a release (go build -ldflags "-X
+// github.com/ask-confirm/ask-confirm/lifecycle.version=v1.2.3 ..."); else
+// Version reads what the Go toolchain recorded in the binary.
+var version, commit, date string
+
+// Version returns ask-confirm's version: the stamped one, or the module's
+// (go install …@v1.2.3), or "(devel)" for a build from a checkout.
 func Version() string {
+	if version != "" {
+		return version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok || bi.Main.Version == "" {
 		return "(devel)"
 	}
 	return bi.Main.Version
+}
+
+// Build returns the commit the binary was built from and when it was
+// committed: stamped by a release, or what the Go toolchain recorded from
+// the checkout it built (vcs.revision and vcs.time, and "+dirty" for a
+// checkout with changes); "" where neither says.
+func Build() (rev, at string) {
+	if commit != "" {
+		return commit, date
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", ""
+	}
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty && rev != "" {
+		rev += "+dirty"
+	}
+	return rev, at
 }
