@@ -212,12 +212,12 @@ func TestClaudeCodeAutoMode(t *testing.T) {
 
 // geminiSession is claudeSession for Gemini CLI (gemini -p), with
 // ask-confirm hook gemini as its BeforeTool hook for run_shell_command.
-func newGeminiSession(t *testing.T, name string, hookArgs ...string) *claudeSession {
+func newGeminiSession(t *testing.T, name string, timeoutMs int, hookArgs ...string) *claudeSession {
 	s := newSession(t, name, "Gemini CLI", "run_shell_command", agenttest.NewGeminiModel)
 	command := strings.Join(append([]string{s.h.Exe, "hook", "gemini"}, hookArgs...), " ")
 	agenttest.GeminiSettings(t, s.home, map[string]any{"BeforeTool": []any{map[string]any{
 		"matcher": "run_shell_command",
-		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": 120000}},
+		"hooks":   []any{map[string]any{"type": "command", "command": command, "timeout": timeoutMs}},
 	}}})
 	return s
 }
@@ -228,7 +228,7 @@ func (s *claudeSession) startGemini() *agenttest.Run {
 
 func TestGeminiCLI(t *testing.T) {
 	t.Run("Allow", func(t *testing.T) {
-		s := newGeminiSession(t, "GC-allow", "--wait", "1m")
+		s := newGeminiSession(t, "GC-allow", 120000, "--wait", "1m")
 		r := s.startGemini()
 		s.h.Click(s.title, "approve")
 		s.log("Allow", r.Wait(t))
@@ -237,7 +237,7 @@ func TestGeminiCLI(t *testing.T) {
 		}
 	})
 	t.Run("Deny", func(t *testing.T) {
-		s := newGeminiSession(t, "GC-deny", "--wait", "1m")
+		s := newGeminiSession(t, "GC-deny", 120000, "--wait", "1m")
 		r := s.startGemini()
 		s.h.Click(s.title, "cancel")
 		s.log("Deny", r.Wait(t))
@@ -246,13 +246,26 @@ func TestGeminiCLI(t *testing.T) {
 		}
 	})
 	t.Run("nobody answers", func(t *testing.T) {
-		s := newGeminiSession(t, "GC-nobody", "--wait", "3s")
+		s := newGeminiSession(t, "GC-nobody", 120000, "--wait", "3s")
 		r := s.startGemini()
 		s.h.WaitWindow(s.title)
 		s.log("nobody answered", r.Wait(t))
 		s.h.WaitNoWindow(s.title, 30*time.Second)
 		if s.ran() || !strings.Contains(s.told(), "nobody answered the dialog within 3s") {
 			t.Fatalf("nobody answered: ran %v, the model was told %q", s.ran(), s.told())
+		}
+	})
+	// Gemini CLI's timeout below --wait: it stops the hook, whose dialog
+	// closes, and then runs the tool anyway, which is why the README says
+	// to keep its timeout above --wait.
+	t.Run("Gemini's timeout first", func(t *testing.T) {
+		s := newGeminiSession(t, "GC-timeout", 3000, "--wait", "1m")
+		r := s.startGemini()
+		s.h.WaitWindow(s.title)
+		s.log("Gemini's timeout first", r.Wait(t))
+		s.h.WaitNoWindow(s.title, 30*time.Second)
+		if !s.ran() {
+			t.Fatalf("after its timeout Gemini CLI did not run the tool; the model was told %q", s.told())
 		}
 	})
 }
