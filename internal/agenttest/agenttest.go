@@ -65,9 +65,15 @@ type Model struct {
 // NewModel starts a model server on 127.0.0.1 that proposes command. It
 // stops with the test.
 func NewModel(t *testing.T, command string) *Model {
+	return startModel(t, command, (*Model).serve)
+}
+
+// startModel starts a model server on 127.0.0.1 that proposes command and
+// answers with serve, in the API of one agent host. It stops with the test.
+func startModel(t *testing.T, command string, serve func(*Model, http.ResponseWriter, *http.Request)) *Model {
 	t.Helper()
 	m := &Model{Command: command}
-	s := httptest.NewServer(http.HandlerFunc(m.serve))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(m, w, r) }))
 	t.Cleanup(s.Close)
 	m.URL = s.URL
 	return m

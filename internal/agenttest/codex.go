@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,12 +26,7 @@ func Codex(t *testing.T) string { return program(t, "Codex", "ASK_CONFIRM_CODEX"
 // other requests (a title for the session, offered no shell tool), with
 // FinalWord.
 func NewCodexModel(t *testing.T, command string) *Model {
-	t.Helper()
-	m := &Model{Command: command}
-	s := httptest.NewServer(http.HandlerFunc(m.serveCodex))
-	t.Cleanup(s.Close)
-	m.URL = s.URL
-	return m
+	return startModel(t, command, (*Model).serveCodex)
 }
 
 // codexJustification is the reason the scripted model gives for running

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,12 +24,7 @@ func Gemini(t *testing.T) string { return program(t, "Gemini CLI", "ASK_CONFIRM_
 // CLI's other calls (its model router's generateContent) get an answer
 // that routes to the default model.
 func NewGeminiModel(t *testing.T, command string) *Model {
-	t.Helper()
-	m := &Model{Command: command}
-	s := httptest.NewServer(http.HandlerFunc(m.serveGemini))
-	t.Cleanup(s.Close)
-	m.URL = s.URL
-	return m
+	return startModel(t, command, (*Model).serveGemini)
 }
 
 func (m *Model) serveGemini(w http.ResponseWriter, r *http.Request) {
