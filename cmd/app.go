@@ -32,6 +32,15 @@ func Main() int {
 	return a.execute(os.Args[1:])
 }
 
+// Command is ask-confirm's command tree as Main runs it, with cobra's help
+// and completion commands, for the generated manual and shell completions
+// (internal/docgen). Running it is Main's job.
+func Command() *cobra.Command {
+	root := newRootCommand(newApp(lifecycle.Config{}, io.Discard, io.Discard))
+	root.InitDefaultCompletionCmd()
+	return root
+}
+
 // app is everything a command touches outside its own arguments. Main builds
 // the real one; tests build theirs with a fake holder start or clock.
 type app struct {
