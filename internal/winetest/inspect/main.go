@@ -1,4 +1,4 @@
-//go:build windows
+//go:build windows && e2e
 
 // Command inspect prints, as JSON lines, the visible top-level windows
 // titled as its argument and each of their controls: class, text, and the

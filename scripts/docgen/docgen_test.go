@@ -12,7 +12,7 @@ import (
 
 // The committed CLI reference and man pages are what the commands generate
 // now: a changed flag, default or help text fails here until they are
-// regenerated (go run ./internal/docgen). The man pages' header date is
+// regenerated (go -C scripts/docgen run .). The man pages' header date is
 // left out of the comparison.
 func TestCommittedDocsMatchTheCommands(t *testing.T) {
 	fresh := t.TempDir()
@@ -24,7 +24,7 @@ func TestCommittedDocsMatchTheCommands(t *testing.T) {
 		committed := filepath.Join("..", "..", "docs", dir)
 		want, got := names(t, filepath.Join(fresh, dir)), names(t, committed)
 		if !slices.Equal(want, got) {
-			t.Errorf("docs/%s holds %v; the commands generate %v: run go run ./internal/docgen", dir, got, want)
+			t.Errorf("docs/%s holds %v; the commands generate %v: run go -C scripts/docgen run .", dir, got, want)
 			continue
 		}
 		for _, name := range want {
@@ -33,7 +33,7 @@ func TestCommittedDocsMatchTheCommands(t *testing.T) {
 				w, g = manHeaderDate.ReplaceAllString(w, `$1 ""`), manHeaderDate.ReplaceAllString(g, `$1 ""`)
 			}
 			if w != g {
-				t.Errorf("docs/%s/%s differs from what the commands generate: run go run ./internal/docgen\n%s", dir, name, firstDifference(g, w))
+				t.Errorf("docs/%s/%s differs from what the commands generate: run go -C scripts/docgen run .\n%s", dir, name, firstDifference(g, w))
 			}
 		}
 	}

@@ -3,8 +3,13 @@
 // shell completions. The committed copies are checked against the code by
 // this package's test, so that flags and defaults cannot drift:
 //
-//	go run ./internal/docgen            # rewrite docs/cli and docs/man
-//	go run ./internal/docgen -version 1.2.0 -man DIR -completions DIR
+//	go -C scripts/docgen run .          # rewrite docs/cli and docs/man
+//	go -C scripts/docgen run . -version 1.2.0 -md '' -man DIR -completions DIR
+//
+// It is a module of its own, as scripts/benchtool is, so that neither it nor
+// cobra/doc's Markdown and man libraries are part of the project's module:
+// go install github.com/ask-confirm/ask-confirm/... installs the three
+// programs and nothing else.
 package main
 
 import (
@@ -26,8 +31,8 @@ import (
 )
 
 func main() {
-	md := flag.String("md", "docs/cli", "the directory for the Markdown reference (empty: none)")
-	man := flag.String("man", "docs/man", "the directory for the man pages (empty: none)")
+	md := flag.String("md", "../../docs/cli", "the directory for the Markdown reference (empty: none; relative to scripts/docgen)")
+	man := flag.String("man", "../../docs/man", "the directory for the man pages (empty: none)")
 	completions := flag.String("completions", "", "the directory for bash, zsh and fish completions (empty: none)")
 	version := flag.String("version", "", "the version the man pages name")
 	flag.Parse()

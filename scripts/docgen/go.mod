@@ -1,0 +1,39 @@
+module github.com/ask-confirm/ask-confirm/scripts/docgen
+
+go 1.26.0
+
+require (
+	github.com/ask-confirm/ask-confirm v0.0.0-00010101000000-000000000000
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/adrg/xdg v0.5.3 // indirect
+	github.com/akavel/rsrc v0.10.2 // indirect
+	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
+	github.com/dchest/jsmin v1.0.0 // indirect
+	github.com/gofrs/flock v0.13.1 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/josephspurrier/goversioninfo v1.7.0 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/ncruces/zenity v0.10.15 // indirect
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	github.com/randall77/makefat v0.0.0-20260406194835-1b91746796b7 // indirect
+	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.etcd.io/bbolt v1.5.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/image v0.44.0 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.37.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
+
+replace github.com/ask-confirm/ask-confirm => ../..
