@@ -218,3 +218,14 @@ func TestNotice(t *testing.T) {
 		t.Fatalf("failed notice: exit %d, %s", code, f.stderr.String())
 	}
 }
+
+// The man page's text (Manual) names the variables the program reads and
+// the default timeout it applies, so that neither can change unseen.
+func TestManualNamesTheSettings(t *testing.T) {
+	for _, want := range []string{hintEnv, hintConfirm, hintNone, rememberEnv, timeoutEnv,
+		"(default\n" + strings.TrimSuffix(defaultTimeout.String(), "0s") + ")", "titled " + title + " with Allow and Deny"} {
+		if !strings.Contains(Manual, want) {
+			t.Errorf("Manual does not say %q", want)
+		}
+	}
+}

@@ -12,3 +12,28 @@ const (
 	msgHeadless     = "cannot show the notice: %s"
 	msgNoticeFailed = "the notice could not be shown: %w"
 )
+
+// Manual is ask-confirm-askpass's description in its man page: the program
+// takes no flags, so its manual is this text (scripts/docgen).
+const Manual = `ask-confirm-askpass is OpenSSH's SSH_ASKPASS program for confirmations. OpenSSH
+runs it with the prompt as the only argument, and says in SSH_ASKPASS_PROMPT
+what kind of prompt it is:
+
+confirm (ssh-add -c keys, ControlMaster ask, AddKeysToAgent ask): the prompt is
+asked in a dialog titled SSH with Allow and Deny, with the lifecycle of
+ask-confirm (one dialog per request, answers recorded). Allow exits 0 with
+nothing on stdout, which OpenSSH reads as yes; anything else exits non-zero
+with the exit codes of ask-confirm.
+
+none (a notice such as "Confirm user presence for key"): the prompt is shown in
+a window with no buttons until OpenSSH ends the program.
+
+Unset: OpenSSH asks for a passphrase. ask-confirm never reads secrets, so it
+refuses at once (exit 2), and ssh goes on to its next authentication method.
+
+Each key use is asked anew. ASK_CONFIRM_ASKPASS_REMEMBER (a duration, default
+0s) returns an answer again for that long; ASK_CONFIRM_ASKPASS_TIMEOUT (default
+2m) is how long the dialog stays open: ssh-agent serves no other client while
+it waits.
+
+Use it with: SSH_ASKPASS=ask-confirm-askpass SSH_ASKPASS_REQUIRE=force ssh-add -c KEY`

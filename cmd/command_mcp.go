@@ -15,8 +15,8 @@ import (
 )
 
 // mcpProgram is the MCP server's program. It is not part of this one: the
-// MCP SDK would add about 1.3 ms to every ask-confirm start (README,
-// Performance), and a remembered answer should cost little more than
+// MCP SDK would add about 1.3 ms to every ask-confirm start
+// (docs/performance.md), and a remembered answer should cost little more than
 // starting a Go process.
 const mcpProgram = "ask-confirm-mcp"
 

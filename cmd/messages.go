@@ -135,7 +135,8 @@ CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
 `
 	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
 
-  DISPLAY, WAYLAND_DISPLAY   where a dialog can be shown (with XDG_RUNTIME_DIR)
+  DISPLAY, WAYLAND_DISPLAY   where a dialog can be shown
+  XDG_RUNTIME_DIR            where the Wayland display's socket is
   XDG_CACHE_HOME             the answers' directory (default ~/.cache)
   XDG_STATE_HOME             the locks' and history's directory (default ~/.local/state)
   XDG_CONFIG_HOME            the phone's settings (default ~/.config)
@@ -146,6 +147,7 @@ CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
   CI, CLAUDECODE, ASK_CONFIRM_NO_TERMINAL  never ask on the terminal (see help terminal)
   CLAUDE_CODE_SESSION_ATTENDED, CLAUDE_CODE_ENTRYPOINT  a headless Claude Code session (hook --defer)
   CODEX_HOME                 Codex's configuration, for doctor (default ~/.codex)
+  SystemRoot                 Windows: the holder's working directory
   SSH_ASKPASS_PROMPT, ASK_CONFIRM_ASKPASS_REMEMBER, ASK_CONFIRM_ASKPASS_TIMEOUT
                              ask-confirm-askpass: the prompt's kind, and its settings
 `

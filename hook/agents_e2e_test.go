@@ -17,7 +17,7 @@ import (
 // These tests run the real Claude Code from npm (scripts/agents), in
 // claude -p, against a scripted model server on 127.0.0.1 that proposes
 // one shell command, with ask-confirm hook claude-code as its PreToolUse
-// or PermissionRequest hook, configured as the README says; the dialog is the real zenity under
+// or PermissionRequest hook, configured as docs/agent-hooks.md says; the dialog is the real zenity under
 // Xvfb, answered as a person would. Each checks whether the command ran
 // and what the model was told.
 
@@ -256,8 +256,8 @@ func TestGeminiCLI(t *testing.T) {
 		}
 	})
 	// Gemini CLI's timeout below --wait: it stops the hook, whose dialog
-	// closes, and then runs the tool anyway, which is why the README says
-	// to keep its timeout above --wait.
+	// closes, and then runs the tool anyway, which is why docs/agent-hooks.md
+	// says to keep its timeout above --wait.
 	t.Run("Gemini's timeout first", func(t *testing.T) {
 		s := newGeminiSession(t, "GC-timeout", 3000, "--wait", "1m")
 		r := s.startGemini()
@@ -272,7 +272,7 @@ func TestGeminiCLI(t *testing.T) {
 
 // newCodexSession is claudeSession for Codex's interactive screen, with
 // ask-confirm hook codex as its PermissionRequest hook for Bash, timing
-// out after timeout seconds, configured as the README says.
+// out after timeout seconds, configured as docs/agent-hooks.md says.
 func newCodexSession(t *testing.T, name string, timeout int, hookArgs ...string) *claudeSession {
 	s := newSession(t, name, "Codex", "Bash", agenttest.NewCodexModel)
 	command := strings.Join(append([]string{s.h.Exe, "hook", "codex"}, hookArgs...), " ")

@@ -33,7 +33,7 @@ var soak = flag.Bool("soak", false, "run the long reliability variant (1000 hold
 
 // reliabilityReportEnv names a file that receives one line per scenario:
 // scenario, count, failures, worst latency. scripts/soak turns it into the
-// README's table.
+// soak table in docs/how-it-works.md.
 const reliabilityReportEnv = "ASK_CONFIRM_RELIABILITY_REPORT"
 
 func report(t *testing.T, scenario string, count, failures int, worst time.Duration) {

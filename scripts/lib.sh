@@ -9,9 +9,16 @@ need_go() {
 }
 
 # need_packages [--no-install-recommends] CMD:PACKAGE... installs, with
-# apt-get, each Debian PACKAGE whose CMD is not on PATH; the flag keeps
-# apt-get to their dependencies. Without root or apt-get it names what is
-# missing and stops.
+# apt-get, each Debian PACKAGE whose CMD is not on PATH (or, for a CMD that
+# is an absolute path, not there: a package with no program); the flag
+# keeps apt-get to their dependencies. Without root or apt-get it names
+# what is missing and stops.
+have() {
+  case $1 in
+  /*) [ -e "$1" ] ;;
+  *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
 need_packages() {
   local missing=() spec flags=()
   if [ "${1:-}" = --no-install-recommends ]; then
@@ -19,7 +26,7 @@ need_packages() {
     shift
   fi
   for spec in "$@"; do
-    command -v "${spec%%:*}" >/dev/null 2>&1 || missing+=("${spec#*:}")
+    have "${spec%%:*}" || missing+=("${spec#*:}")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -38,7 +45,7 @@ need_packages() {
     exit 1
   fi
   for spec in "$@"; do
-    if ! command -v "${spec%%:*}" >/dev/null 2>&1; then
+    if ! have "${spec%%:*}"; then
       echo "$(basename "$0"): ${spec%%:*} is still missing after installing ${spec#*:}" >&2
       exit 1
     fi

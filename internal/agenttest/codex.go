@@ -104,7 +104,8 @@ func (m *Model) codexEvent(w http.ResponseWriter, name string, data map[string]a
 // asks before it runs a command outside its sandbox; the first-run notices
 // and the folder's trust answered as a person who went through them once
 // would have; none of the features that reach beyond 127.0.0.1 (plugins,
-// apps, the background server); and hooks, TOML as the README gives it.
+// apps, the background server); and hooks, TOML as docs/agent-hooks.md
+// gives it.
 func CodexConfig(t *testing.T, m *Model, home, dir, hooks string) string {
 	t.Helper()
 	codexHome := filepath.Join(home, ".codex")
@@ -168,7 +169,7 @@ func StartCodexScreen(t *testing.T, home, dir string, env []string, args ...stri
 }
 
 // CodexTrustHooks answers Codex's "Hooks need review" screen with "Trust
-// all and continue", as the README tells the person to.
+// all and continue", as docs/agent-hooks.md tells the person to.
 // The screen draws before it reads keys, so a key sent at once may be
 // lost: the selection is moved until it is on the second choice, as seen.
 func (s *Screen) CodexTrustHooks() {

@@ -8,6 +8,7 @@
 // large-store case.
 //
 //	benchtool -bin PATH -hello PATH -work DIR -out DIR [-quick] [-only P1,P4]
+//	benchtool -bin PATH -work DIR -shot FILE.png   (scripts/screenshot)
 //
 // It writes DIR/table.md (the table) and DIR/details.md (sample counts,
 // spreads and notes), prints the table, and exits 0 when every target is
@@ -65,7 +66,11 @@ func main() {
 	flag.StringVar(&out, "out", "", "directory to write table.md and details.md to")
 	flag.BoolVar(&isQuick, "quick", false, "fewer repetitions")
 	flag.StringVar(&only, "only", "", "comma-separated cases to run (default all)")
+	shot := flag.String("shot", "", "instead of measuring, write a PNG of the dialog here (with -bin and -work)")
 	flag.Parse()
+	if *shot != "" && b.bin != "" && b.work != "" {
+		b.hello, out = b.bin, b.work
+	}
 	if b.bin == "" || b.hello == "" || b.work == "" || out == "" {
 		flag.Usage()
 		os.Exit(2)
@@ -87,6 +92,12 @@ func main() {
 		fatal(err)
 	}
 	os.Setenv("NO_AT_BRIDGE", "1")
+	if *shot != "" {
+		if err := b.screenshot(*shot); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	// Keep the collector out of the timings; the tool allocates little.
 	debug.SetGCPercent(-1)
 

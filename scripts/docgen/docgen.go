@@ -26,6 +26,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/ask-confirm/ask-confirm/askpass"
 	"github.com/ask-confirm/ask-confirm/cmd"
 	"github.com/ask-confirm/ask-confirm/mcpserver"
 )
@@ -51,11 +52,28 @@ type output struct {
 }
 
 // programs are the command trees with a manual: ask-confirm (its
-// subcommands included) and ask-confirm-mcp. The program's page,
+// subcommands included), ask-confirm-mcp and ask-confirm-askpass. The program's page,
 // ask-confirm-mcp.1, is written last and stands for ask-confirm mcp as well,
 // which runs the same server.
 func programs() []*cobra.Command {
-	return []*cobra.Command{cmd.Command(), mcpserver.NewCommand()}
+	return []*cobra.Command{cmd.Command(), mcpserver.NewCommand(), askpassCommand()}
+}
+
+// askpassCommand stands for ask-confirm-askpass in the manual. OpenSSH runs
+// that program with a prompt and no flags, so it has no cobra command of
+// its own; its text is the package's.
+func askpassCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:                   "ask-confirm-askpass PROMPT",
+		Short:                 "Confirm OpenSSH agent use in a native dialog (SSH_ASKPASS)",
+		Long:                  askpass.Manual,
+		DisableFlagsInUseLine: true,
+		Run:                   func(*cobra.Command, []string) {},
+	}
+	// No flags, not even cobra's --help, which the program does not take.
+	c.Flags().Bool("help", false, "")
+	_ = c.Flags().MarkHidden("help")
+	return c
 }
 
 func generate(o output) error {
