@@ -31,8 +31,9 @@ import (
 	"github.com/ask-confirm/ask-confirm/platform"
 )
 
-// Main runs ask-confirm-askpass with the process's arguments and returns
-// its exit code. A holder started by the engine runs here too.
+// Main answers OpenSSH's prompt in os.Args and returns the exit code
+// OpenSSH reads. A process the engine started from this program to hold a
+// dialog (lifecycle.HolderMain) holds it instead.
 func Main() int {
 	if code, ok := lifecycle.HolderMain(os.Args[1:], lifecycle.Config{}); ok {
 		return code

@@ -21,8 +21,9 @@ import (
 	"github.com/ask-confirm/ask-confirm/terminal"
 )
 
-// Main runs ask-confirm with the process's arguments and returns its exit
-// code. A holder started by the engine runs here too.
+// Main runs the command line in os.Args and returns its exit code, the
+// answer. A process the engine started from ask-confirm to hold a dialog
+// (lifecycle.HolderMain) holds it instead.
 func Main() int {
 	if code, ok := lifecycle.HolderMain(os.Args[1:], lifecycle.Config{}); ok {
 		return code

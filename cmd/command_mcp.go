@@ -25,7 +25,7 @@ const mcpProgram = "ask-confirm-mcp"
 func newMCPCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp [flags]",
-		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
+		Short: "Serve confirm, ask, status and cancel to AI agents over the Model Context Protocol (stdio)",
 		Long: `ask-confirm mcp runs the Model Context Protocol server, the program
 ask-confirm-mcp, with the same arguments. It looks for ask-confirm-mcp beside
 ask-confirm first, then on PATH. See ask-confirm mcp --help for its flags.`,

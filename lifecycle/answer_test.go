@@ -42,7 +42,7 @@ func TestChoiceAnswerIsReturnedAndRemembered(t *testing.T) {
 		if r.ExitCode != ExitApproved || !reflect.DeepEqual(r.Answer, want) {
 			t.Fatalf("multiple=%v: %+v, want answer %#v", multiple, r, want)
 		}
-		rec := te.record(te.Prepare(c).Request.Identity())
+		rec := te.record(te.prepare(c).Request.Identity())
 		if rec.Kind != dialog.Choose || rec.Multiple != multiple || !reflect.DeepEqual(rec.Answers, values) {
 			t.Fatalf("record kind %q multiple %v answers %q", rec.Kind, rec.Multiple, rec.Answers)
 		}
@@ -155,7 +155,7 @@ func TestAnswerThatIsNotAnAnswerFails(t *testing.T) {
 		if r.ExitCode != ExitFailed || r.Answer != nil {
 			t.Fatalf("%s: %+v, want exit %d and no answer", tc.name, r, ExitFailed)
 		}
-		if rec := te.record(te.Prepare(c).Request.Identity()); rec.Status != store.Failed || rec.Answers != nil {
+		if rec := te.record(te.prepare(c).Request.Identity()); rec.Status != store.Failed || rec.Answers != nil {
 			t.Fatalf("%s: record %s with answers %q", tc.name, rec.Status, rec.Answers)
 		}
 	}
@@ -200,7 +200,7 @@ func TestApproveForKeepsTheApprovalForItsPeriod(t *testing.T) {
 	if r := te.ask(late); r.ExitCode != ExitPending || r.Remembered {
 		t.Fatalf("after the hour: %+v, want a new question", r)
 	}
-	events, _, _ := te.Events(0, te.Prepare(c).Request.Identity())
+	events, _, _ := te.Events(0, te.prepare(c).Request.Identity())
 	if len(events) == 0 {
 		t.Fatal("no history")
 	}
@@ -304,7 +304,7 @@ func TestApproveForInTheList(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	te.advance(10 * time.Minute)
-	en := te.entryOf(te.record(te.Prepare(c).Request.Identity()))
+	en := te.entryOf(te.record(te.prepare(c).Request.Identity()))
 	if en.ApprovedUntil.IsZero() || en.LeftSeconds < 49*60 || en.LeftSeconds > 51*60 {
 		t.Fatalf("entry: approved until %v, %.0fs left", en.ApprovedUntil, en.LeftSeconds)
 	}

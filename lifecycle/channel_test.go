@@ -86,11 +86,11 @@ func TestChannelAsksWhereNoDialogCanBeShown(t *testing.T) {
 	if te.startCount() != 0 {
 		t.Fatalf("%d holder processes started for a channel", te.startCount())
 	}
-	rec := te.record(te.Prepare(c).Request.Identity())
+	rec := te.record(te.prepare(c).Request.Identity())
 	if rec.Channel != "elicitation" || rec.HolderPID != 0 || rec.Uncollected {
 		t.Fatalf("record: channel %q, holder %d, uncollected %v", rec.Channel, rec.HolderPID, rec.Uncollected)
 	}
-	events, _, err := te.Events(0, te.Prepare(c).Request.Identity())
+	events, _, err := te.Events(0, te.prepare(c).Request.Identity())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestChannelAnswerAfterPendingIsCollected(t *testing.T) {
 	b.answers <- channelAnswer{approved: true}
 	<-b.ended
 	te.Drain()
-	rec := te.record(te.Prepare(c).Request.Identity())
+	rec := te.record(te.prepare(c).Request.Identity())
 	if rec.Status != store.Approved || !rec.Uncollected {
 		t.Fatalf("after the late answer: %s, uncollected %v", rec.Status, rec.Uncollected)
 	}
@@ -186,7 +186,7 @@ func TestCancelRequestAskedThroughChannel(t *testing.T) {
 		t.Fatalf("first call: %+v", r)
 	}
 	<-b.asked
-	r, outcome := te.cancel(te.record(te.Prepare(c).Request.Identity()))
+	r, outcome := te.cancel(te.record(te.prepare(c).Request.Identity()))
 	if outcome != CancelledNow || r.Status != StatusCancelled {
 		t.Fatalf("cancel: %+v outcome %v", r, outcome)
 	}
@@ -208,7 +208,7 @@ func TestChannelContextEndsAsking(t *testing.T) {
 	<-b.asked
 	cancel()
 	te.Drain()
-	if rec := te.record(te.Prepare(c).Request.Identity()); rec.Status != store.Failed {
+	if rec := te.record(te.prepare(c).Request.Identity()); rec.Status != store.Failed {
 		t.Fatalf("after the channel's context ended: %s", rec.Status)
 	}
 }
@@ -318,36 +318,36 @@ func TestDialogCallerNeverTakesAChannelsAnswer(t *testing.T) {
 	always := *c.Channel
 	always.Always = true
 	c.Channel = &always
-	if te.Prepare(c).Request.Identity() == plain.Request.Identity() {
+	if te.prepare(c).Request.Identity() == plain.Request.Identity() {
 		t.Fatal("the form's request and the dialog's share an identity")
 	}
 	keyed, keyedPlain := c, plain
 	keyed.Request.Key, keyedPlain.Request.Key = "release", "release"
-	if te.Prepare(keyed).Request.Identity() == keyedPlain.Request.Identity() {
+	if te.prepare(keyed).Request.Identity() == keyedPlain.Request.Identity() {
 		t.Fatal("under one --key, the form's request and the dialog's share an identity")
 	}
 }
 
-// Prepare decides once how a call is asked: the channel where no dialog
+// prepare decides once how a call is asked: the channel where no dialog
 // can be shown or it is Always, naming it in the request; else a dialog.
 func TestPrepare(t *testing.T) {
 	te := newTestEngine(t)
 	b := newChannelBackend(te)
 	c := channelCall(te, b)
-	if p := te.Prepare(c); p.Channel != nil || p.Request.Via != "" {
+	if p := te.prepare(c); p.Channel != nil || p.Request.Via != "" {
 		t.Fatalf("with a display: %+v", p.Channel)
 	}
 	c.Channel.Always = true
-	p := te.Prepare(c)
+	p := te.prepare(c)
 	if p.Channel == nil || p.Request.Via != "elicitation" || !c.Channel.Always {
 		t.Fatalf("Always: via %q", p.Request.Via)
 	}
-	if again := te.Prepare(p); !reflect.DeepEqual(again.Request, p.Request) || again.Channel != p.Channel {
+	if again := te.prepare(p); !reflect.DeepEqual(again.Request, p.Request) || again.Channel != p.Channel {
 		t.Fatal("preparing a prepared call changed it")
 	}
 	te.headlessSession()
 	c.Channel.Always = false
-	if p := te.Prepare(c); p.Channel == nil || p.Request.Via != "elicitation" || c.Channel.Always {
+	if p := te.prepare(c); p.Channel == nil || p.Request.Via != "elicitation" || c.Channel.Always {
 		t.Fatalf("headless: via %q, and the caller's Channel changed: %v", p.Request.Via, c.Channel.Always)
 	}
 	bad := testCall("x")
@@ -389,7 +389,7 @@ func TestAttachedChannelIsWaitedForPastWait(t *testing.T) {
 	if r.ExitCode != ExitApproved || r.Remembered {
 		t.Fatalf("attached channel with --wait 0: %+v, want the answer", r)
 	}
-	rec := te.record(te.Prepare(c).Request.Identity())
+	rec := te.record(te.prepare(c).Request.Identity())
 	if rec.Channel != "terminal" || rec.Uncollected {
 		t.Fatalf("record: channel %q, uncollected %v", rec.Channel, rec.Uncollected)
 	}
@@ -414,7 +414,7 @@ func TestFindByKeyOfChannelRequest(t *testing.T) {
 		t.Fatalf("asked: %+v", r)
 	}
 	rec, err := te.Find("release-42")
-	if err != nil || rec.Identity != te.Prepare(c).Request.Identity() {
+	if err != nil || rec.Identity != te.prepare(c).Request.Identity() {
 		t.Fatalf("Find(release-42) = %s, %v; want the channel's request", rec.Identity, err)
 	}
 	events, _, err := te.Events(0, "release-42")
@@ -432,7 +432,7 @@ func TestFindByKeyOfChannelRequest(t *testing.T) {
 	if rec, err := te.Find("release-42"); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "dialog, "+c.Channel.Name) {
 		t.Fatalf("Find(release-42) asked two ways = %s, %v; want ErrUnknownKey naming both", rec.Identity, err)
 	}
-	for _, id := range []string{byDialog.Identity, te.Prepare(c).Request.Identity()} {
+	for _, id := range []string{byDialog.Identity, te.prepare(c).Request.Identity()} {
 		if rec, err := te.Find(id); err != nil || rec.Identity != id {
 			t.Fatalf("Find(%s) = %s, %v", id, rec.Identity, err)
 		}
@@ -449,7 +449,7 @@ func TestAttachedChannelStartedLateIsWaitedFor(t *testing.T) {
 	c := channelCall(te, b)
 	c.Channel.Name, c.Channel.Attached = "terminal", true
 	c.Wait, c.Timeout = 0, time.Second
-	prepared := te.Prepare(c)
+	prepared := te.prepare(c)
 	id := prepared.Request.Identity()
 
 	// Another invocation's prompt, open, holding the identity's lock.

@@ -216,7 +216,7 @@ func TestPhoneBesideAChannel(t *testing.T) {
 	go func() {
 		<-ch.asked
 		// The answer comes once the phone's failure is on record.
-		id := te.Prepare(c).Request.Identity()
+		id := te.prepare(c).Request.Identity()
 		for {
 			if rec, found, err := te.store.Get(id); err == nil && found && rec.Note != "" {
 				break

@@ -23,7 +23,7 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	if r, ok := e.rememberedByDialog(ctx, c); ok {
 		return r, nil
 	}
-	c = e.Prepare(c)
+	c = e.prepare(c)
 	if c.Channel != nil && c.Channel.Attached {
 		// A way of asking in the caller's own process shows its own
 		// countdown (the terminal prompt's line).
@@ -173,7 +173,7 @@ func (w *waiter) report(s sighting) (r Result, again bool) {
 	return fromRecord(s.rec, false), false
 }
 
-// ask starts asking, attempt number attempt, as Prepare chose: through
+// ask starts asking, attempt number attempt, as prepare chose: through
 // the Channel, or by dialog (a nil Channel), and on the phone as the
 // settings say. It returns the outcome where there is one at once (nobody
 // can be asked, the phone refused, the store failed); started is false
@@ -219,13 +219,12 @@ func (w *waiter) look() (sighting, error) {
 	return s, err
 }
 
-// Prepare decides how c is asked, as Ask does first: through its Channel
+// prepare decides how c is asked, as Ask does first: through its Channel
 // when the Channel is Always or no dialog can be shown here (Config.Detect),
 // and then c.Request.Via names the Channel; otherwise by dialog, without
-// the Channel. The request's identity depends on it (dialog.Request.Via),
-// so a front end that looks a request up by identity before Ask prepares
-// the call first. Preparing a prepared call changes nothing.
-func (e *Engine) Prepare(c Call) Call {
+// the Channel. The request's identity depends on it (dialog.Request.Via).
+// Preparing a prepared call changes nothing.
+func (e *Engine) prepare(c Call) Call {
 	if c.Channel == nil || c.Request.Via != "" {
 		return c
 	}

@@ -36,16 +36,11 @@ type askOption struct {
 }
 
 // askOutput is the structured content of the ask and status tools:
-// confirm's, worded for either tool, and the answer.
+// toolOutput (its words fit every tool) and the answer.
 type askOutput struct {
-	Status      string `json:"status" jsonschema:"approved means the person answered (see answer; for a confirmation, approved); pending means call the same tool again with the same arguments; denied, cancelled, expired, headless, failed and superseded mean there is no answer: do not proceed as if there were one"`
-	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the question is open: call the same tool again with the same arguments"`
-	Key         string `json:"key" jsonschema:"the request's identity, for the status and cancel tools"`
-	Remembered  bool   `json:"remembered" jsonschema:"true when the answer was given before this call and returned from the store"`
-	AnsweredAt  string `json:"answered_at,omitempty" jsonschema:"when the request ended, RFC 3339"`
-	Answer      any    `json:"answer,omitempty" jsonschema:"when status is approved for a question asked with ask: the label chosen, the list of labels with multiple, or the text typed"`
-	Other       bool   `json:"other,omitempty" jsonschema:"true when the (last) answer is the person's own text, typed beside the options (allow_other)"`
-	Message     string `json:"message" jsonschema:"what happened, in a sentence"`
+	toolOutput
+	Answer any  `json:"answer,omitempty" jsonschema:"when status is approved for a question asked with ask: the label chosen, the list of labels with multiple, or the text typed"`
+	Other  bool `json:"other,omitempty" jsonschema:"true when the (last) answer is the person's own text, typed beside the options (allow_other)"`
 }
 
 func (s *server) askTool() *mcp.Tool {
@@ -118,13 +113,7 @@ func (s *server) ask(ctx context.Context, call *mcp.CallToolRequest, in askArgs)
 	} else {
 		req.Kind, req.Text = dialog.Input, in.Default
 	}
-	c := s.base
-	c.Request, c.Timeout = req, timeout
-	if c.Request.Scope == "" {
-		c.Request.Scope = s.base.Request.Scope
-	}
-	c.Request.Origin = s.origin(call)
-	r, relay, err := s.run(ctx, call, c)
+	r, relay, err := s.run(ctx, call, req, timeout)
 	switch {
 	case err != nil:
 		return nil, nil, invalidAsk(err)
@@ -162,8 +151,7 @@ func (s *server) askAnswer(r lifecycle.Result, kind string) (*mcp.CallToolResult
 
 // withAnswer is out, a tool's structured content, with r's answer.
 func withAnswer(out *toolOutput, r lifecycle.Result) *askOutput {
-	ao := &askOutput{Status: out.Status, ShouldRetry: out.ShouldRetry, Key: out.Key, Remembered: out.Remembered,
-		AnsweredAt: out.AnsweredAt, Message: out.Message, Other: r.Other}
+	ao := &askOutput{toolOutput: *out, Other: r.Other}
 	if r.Status == lifecycle.StatusApproved {
 		ao.Answer = r.Answer
 	}

@@ -13,8 +13,9 @@ import (
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
-// Main runs ask-confirm-mcp with the process's arguments and returns its
-// exit code. A holder started by the engine runs here too.
+// Main serves MCP on stdin and stdout until the client leaves, and returns
+// the exit code. A process the engine started from ask-confirm-mcp to hold
+// a dialog (lifecycle.HolderMain) holds it instead.
 func Main() int {
 	if code, ok := lifecycle.HolderMain(os.Args[1:], lifecycle.Config{}); ok {
 		return code
@@ -51,7 +52,7 @@ func NewCommand() *cobra.Command {
 	askWith := askAuto
 	c := &cobra.Command{
 		Use:   "ask-confirm-mcp [flags]",
-		Short: "Serve confirm, status and cancel to AI agents over the Model Context Protocol (stdio)",
+		Short: "Serve confirm, ask, status and cancel to AI agents over the Model Context Protocol (stdio)",
 		Long: `ask-confirm-mcp (also run as ask-confirm mcp) is a Model Context Protocol
 server on stdin and stdout, for agent hosts to start. Its confirm tool asks
 the person exactly as the ask-confirm command does: same dialog, answer

@@ -179,7 +179,10 @@ func (f relayedForm) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, 
 
 // questions are the forms relayedForm has posed and no call has answered
 // yet, at most one per request identity: only the goroutine that holds an
-// identity's lock poses its form.
+// identity's lock poses its form. They are filed under the request as the
+// tool call makes it (asked), not as the engine asks it through the form,
+// which names its way of asking (dialog.Request.Via): so a call finds its
+// form without knowing how the engine will ask.
 type questions struct {
 	mu   sync.Mutex
 	open map[string]*question
@@ -187,9 +190,16 @@ type questions struct {
 	posed chan struct{}
 }
 
+// asked is r as the tool call made it, before the engine chose to ask it
+// through the client's form: its identity and content hash.
+func asked(r dialog.Request) (id, content string) {
+	r.Via = ""
+	return r.Identity(), r.ContentHash()
+}
+
 // question is one posed form.
 type question struct {
-	content string // the request's content hash
+	content string // the content hash of the request as asked
 	// token is the request state the input request carries, which the
 	// client's retry brings back with the answer: random, so only a client
 	// that was sent this form can answer it.
@@ -220,8 +230,8 @@ func (qs *questions) pose(ctx context.Context, r dialog.Request) (mcp.InputRespo
 	if err != nil {
 		return nil, err
 	}
-	q := &question{content: r.ContentHash(), token: token, form: formFor(r), answer: make(chan formAnswer, 1)}
-	id := r.Identity()
+	id, content := asked(r)
+	q := &question{content: content, token: token, form: formFor(r), answer: make(chan formAnswer, 1)}
 	qs.mu.Lock()
 	qs.open[id] = q
 	close(qs.posed)
@@ -251,10 +261,11 @@ func (qs *questions) withdraw(id string, q *question) {
 // pending returns r's open form, if any, and a channel that is closed when
 // the next form is posed.
 func (qs *questions) pending(r dialog.Request) (*question, <-chan struct{}) {
+	id, content := asked(r)
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
-	q := qs.open[r.Identity()]
-	if q != nil && q.content != r.ContentHash() {
+	q := qs.open[id]
+	if q != nil && q.content != content {
 		// Another question under the same --key, which this call replaces.
 		q = nil
 	}
@@ -274,11 +285,11 @@ func (qs *questions) take(e *lifecycle.Engine, r dialog.Request, p *mcp.CallTool
 	if p.RequestState == "" {
 		return nil
 	}
-	id := r.Identity()
+	id, content := asked(r)
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	q := qs.open[id]
-	if q == nil || q.content != r.ContentHash() || subtle.ConstantTimeCompare([]byte(q.token), []byte(p.RequestState)) != 1 {
+	if q == nil || q.content != content || subtle.ConstantTimeCompare([]byte(q.token), []byte(p.RequestState)) != 1 {
 		return nil
 	}
 	delete(qs.open, id)

@@ -133,13 +133,7 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 	if err != nil {
 		return nil, nil, err
 	}
-	c := s.base
-	c.Request, c.Timeout = req, timeout
-	if c.Request.Scope == "" {
-		c.Request.Scope = s.base.Request.Scope
-	}
-	c.Request.Origin = s.origin(call)
-	r, relay, err := s.run(ctx, call, c)
+	r, relay, err := s.run(ctx, call, req, timeout)
 	switch {
 	case err != nil:
 		return nil, nil, invalid(err)
@@ -149,13 +143,20 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 	return s.answer(r, s.headlessText(r))
 }
 
-// run asks c for a call, as confirm and ask do: by dialog, or through the
-// client's form where --ask-with says so (s.channel). It returns the
+// run asks req for a call, as confirm and ask do, with the server's
+// settings, its scope unless req names one, and timeout: by dialog, or
+// through the client's form where --ask-with says so (s.channel). It returns the
 // request's result; or, from protocol 2026-07-28 on, when the request is
 // asked through the client's form, the tool result that puts the form to
 // the client instead (relay), whose retry of the call brings the answer.
 // An error is a call the engine refused to ask.
-func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, c lifecycle.Call) (r lifecycle.Result, relay *mcp.CallToolResult, err error) {
+func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, req dialog.Request, timeout time.Duration) (r lifecycle.Result, relay *mcp.CallToolResult, err error) {
+	c := s.base
+	c.Request, c.Timeout = req, timeout
+	if c.Request.Scope == "" {
+		c.Request.Scope = s.base.Request.Scope
+	}
+	c.Request.Origin = s.origin(call)
 	ch, ok := s.channel(call)
 	if !ok {
 		if err := c.Validate(); err != nil {
@@ -164,9 +165,6 @@ func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, c lifecycle
 		return noForm(c.Request.Identity()), nil, nil
 	}
 	c.Channel = ch
-	// Decided here, not in Ask: a form's request has an identity of its
-	// own (dialog.Request.Via), under which its open form is kept.
-	c = s.engine.Prepare(c)
 	if token := call.Params.GetProgressToken(); token != nil {
 		c.Watch = &progressNotifier{ctx: ctx, session: call.Session, token: token, now: s.engine.Now, start: s.engine.Now(), total: s.base.Wait.Seconds()}
 	}

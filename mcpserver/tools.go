@@ -33,8 +33,8 @@ type keyArgs struct {
 // of ask-confirm --json that a caller acts on. Message is the same sentence
 // as the text content.
 type toolOutput struct {
-	Status      string `json:"status" jsonschema:"approved is the only yes; pending means call confirm again with the same arguments; denied, cancelled, expired, headless, failed and superseded mean do not proceed"`
-	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the dialog is open: call confirm again with the same arguments"`
+	Status      string `json:"status" jsonschema:"approved is the only yes (for ask, see answer); pending means call the same tool again with the same arguments; denied, cancelled, expired, headless, failed, superseded and withdrawn mean there is no answer: do not proceed as if there were one"`
+	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the question is open: call the same tool again with the same arguments"`
 	Key         string `json:"key" jsonschema:"the request's identity, for the status and cancel tools"`
 	Remembered  bool   `json:"remembered" jsonschema:"true when the answer was given before this call and returned from the store"`
 	AnsweredAt  string `json:"answered_at,omitempty" jsonschema:"when the request ended, RFC 3339"`

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/ask-confirm/ask-confirm/cmd"
 	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -553,8 +556,8 @@ func decodeSchema(t *testing.T, schema any) schemaJSON {
 	return s
 }
 
-// The tool list: three tools, with the schemas a host validates against and
-// the command line's defaults.
+// The tool list: the four tools (ask, cancel, confirm, status), with the
+// schemas a host validates against and the command line's defaults.
 func TestToolsAreListedWithSchemas(t *testing.T) {
 	ts := newTestEnv(t).connect(40 * time.Second)
 	init := ts.cs.InitializeResult()
@@ -1075,6 +1078,29 @@ func TestServerSettingsAreValidated(t *testing.T) {
 		}
 		if !strings.HasPrefix(stderr.String(), "ask-confirm: error: ") || !strings.Contains(stderr.String(), "ask-confirm: hint: "+hintFlags) {
 			t.Errorf("ask-confirm-mcp %q said %q", args, &stderr)
+		}
+	}
+}
+
+// ask-confirm mcp, which runs this program, sums it up in the same words in
+// ask-confirm --help: both name every tool.
+func TestMCPCommandSummaryNamesEveryTool(t *testing.T) {
+	var sub *cobra.Command
+	for _, c := range cmd.Command().Commands() {
+		if c.Name() == "mcp" {
+			sub = c
+		}
+	}
+	if sub == nil {
+		t.Fatal("ask-confirm has no mcp command")
+	}
+	own := NewCommand().Short
+	if sub.Short != own {
+		t.Errorf("ask-confirm mcp says %q, ask-confirm-mcp %q", sub.Short, own)
+	}
+	for _, tool := range []string{"confirm", "ask", "status", "cancel"} {
+		if !strings.Contains(own, tool) {
+			t.Errorf("the summary %q does not name the %s tool", own, tool)
 		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/ask-confirm/ask-confirm/platform/darwin"
 )
 
-func markInheritedCloseOnExec() error { return darwin.MarkInheritedCloseOnExec() }
+// markInheritedCloseOnExec sets close-on-exec on every descriptor from 3
+// up. macOS has no close_range, so it walks /dev/fd.
+func markInheritedCloseOnExec() error { return closeOnExecListed("/dev/fd") }
 
 // closeOnExecHow says how markInheritedCloseOnExec works, for Inspect.
 const closeOnExecHow = "walking /dev/fd"

@@ -2,11 +2,23 @@ package platform
 
 import (
 	"context"
+	"errors"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ask-confirm/ask-confirm/platform/linux"
 )
 
-func markInheritedCloseOnExec() error { return linux.MarkInheritedCloseOnExec() }
+// markInheritedCloseOnExec sets close-on-exec on every descriptor from 3
+// up, so none of them reaches a child we start. Kernels before 5.11 lack
+// CLOSE_RANGE_CLOEXEC: there it walks the table instead.
+func markInheritedCloseOnExec() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	return closeOnExecListed("/proc/self/fd")
+}
 
 // closeOnExecHow says how markInheritedCloseOnExec works, for Inspect.
 const closeOnExecHow = "close_range"

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -227,4 +228,21 @@ func openToOthers(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }
 
 func execProgram(path string, argv []string) (int, error) {
 	return 0, syscall.Exec(path, argv, os.Environ())
+}
+
+// closeOnExecListed sets close-on-exec on every descriptor from 3 up that
+// dir, the process's descriptor table (/proc/self/fd, /dev/fd), lists.
+// ReadDir's own descriptor on dir is listed too, and is closed by the time
+// the loop reaches it: CloseOnExec on it is harmless.
+func closeOnExecListed(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= 3 {
+			unix.CloseOnExec(fd)
+		}
+	}
+	return nil
 }

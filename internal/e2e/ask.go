@@ -11,12 +11,7 @@ import (
 // text (after selecting what is there, for an entry), without closing it.
 func (h *Harness) TypeInto(title, text string, clear bool) {
 	h.T.Helper()
-	w := h.WaitWindow(title)
-	h.WaitStable(w)
-	xdoMu.Lock()
-	defer xdoMu.Unlock()
-	Xdotool(h.T, "windowraise", w)
-	Xdotool(h.T, "windowfocus", "--sync", w)
+	defer h.focus(title)()
 	if clear {
 		Xdotool(h.T, "key", "ctrl+a", "BackSpace")
 	}
@@ -32,12 +27,7 @@ func (h *Harness) TypeInto(title, text string, clear bool) {
 // yet have selected a row when the next key comes on a busy machine.
 func (h *Harness) Press(title string, keys ...string) {
 	h.T.Helper()
-	w := h.WaitWindow(title)
-	h.WaitStable(w)
-	xdoMu.Lock()
-	defer xdoMu.Unlock()
-	Xdotool(h.T, "windowraise", w)
-	Xdotool(h.T, "windowfocus", "--sync", w)
+	defer h.focus(title)()
 	Xdotool(h.T, append([]string{"key"}, keys...)...)
 	h.Acted = time.Now()
 }
@@ -85,4 +75,25 @@ func (h *Harness) ClickApproveFor(title string) {
 		h.Acted = time.Now()
 		Xdotool(h.T, "click", "1")
 	})
+}
+
+// focus raises and focuses the dialog titled title once it is stable, and
+// returns holding xdotool's lock, for the keys the caller sends; the
+// function it returns lets go of it.
+func (h *Harness) focus(title string) (unlock func()) {
+	h.T.Helper()
+	w := h.WaitWindow(title)
+	h.WaitStable(w)
+	xdoMu.Lock()
+	held := false
+	// Xdotool ends a failed test at once: the lock must not stay held.
+	defer func() {
+		if !held {
+			xdoMu.Unlock()
+		}
+	}()
+	Xdotool(h.T, "windowraise", w)
+	Xdotool(h.T, "windowfocus", "--sync", w)
+	held = true
+	return xdoMu.Unlock
 }

@@ -21,6 +21,7 @@ import (
 	"debug/pe"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,9 @@ type release struct {
 	dir, version string
 	// pages are the man pages the commands generate (docs/man).
 	pages []string
+	// docs are the archive's docs/ as the checkout has it, man pages
+	// aside: its directories (with a slash) and files.
+	docs []string
 }
 
 func load(t *testing.T) release {
@@ -54,6 +58,23 @@ func load(t *testing.T) release {
 	}
 	for _, e := range entries {
 		r.pages = append(r.pages, e.Name())
+	}
+	err = filepath.WalkDir("../../docs", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../..", path)
+		switch {
+		case d.IsDir() && d.Name() == "man":
+			return filepath.SkipDir
+		case d.IsDir():
+			rel += "/"
+		}
+		r.docs = append(r.docs, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return r
 }
@@ -116,8 +137,8 @@ func TestReleaseFilesAndChecksums(t *testing.T) {
 }
 
 // Each archive holds exactly the three programs, built for its target,
-// the man pages, the completions, README.md and LICENSE, in one directory
-// of its name; the programs are executable.
+// the man pages, the completions, README.md, the docs and LICENSE, in one
+// directory of its name; the programs are executable.
 func TestArchivesHoldExactlyTheExpectedFiles(t *testing.T) {
 	r := load(t)
 	for _, tg := range targets {
@@ -126,6 +147,9 @@ func TestArchivesHoldExactlyTheExpectedFiles(t *testing.T) {
 			top + "completions/ask-confirm.bash", top + "completions/ask-confirm.fish", top + "man/", top + "man/man1/"}
 		for _, p := range r.pages {
 			want = append(want, top+"man/man1/"+p)
+		}
+		for _, p := range r.docs {
+			want = append(want, top+p)
 		}
 		exe := ""
 		if tg.os == "windows" {

@@ -9,30 +9,12 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// MarkInheritedCloseOnExec sets close-on-exec on every descriptor from 3 up.
-// macOS has no close_range, so it walks /dev/fd.
-func MarkInheritedCloseOnExec() error {
-	entries, err := os.ReadDir("/dev/fd")
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		// ReadDir's own descriptor on /dev/fd is listed too, and is
-		// closed by the time we get here: CloseOnExec on it is harmless.
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= 3 {
-			unix.CloseOnExec(fd)
-		}
-	}
-	return nil
-}
 
 // commandTimeout bounds the helper programs run to inspect the session.
 const commandTimeout = 2 * time.Second

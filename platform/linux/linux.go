@@ -7,7 +7,6 @@ package linux
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -19,26 +18,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// MarkInheritedCloseOnExec sets close-on-exec on every descriptor from 3 up,
-// so none of them reaches a child we start.
-func MarkInheritedCloseOnExec() error {
-	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
-		return err
-	}
-	// Kernels before 5.11 lack CLOSE_RANGE_CLOEXEC: walk the table instead.
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= 3 {
-			unix.CloseOnExec(fd)
-		}
-	}
-	return nil
-}
 
 // DialogProgram returns the dialog program the zenity library will run, and
 // its path, or empty strings if none is on PATH.
