@@ -8,7 +8,7 @@ import (
 )
 
 // go install github.com/ask-confirm/ask-confirm/...@latest installs the
-// three programs and nothing else, on every OS a release is built for:
+// four programs and nothing else, on every OS a release is built for:
 // helper programs (the docs generator, the Wine tests' window inspector)
 // live in modules of their own or behind the e2e build tag.
 func TestInstallPatternBuildsThreePrograms(t *testing.T) {
@@ -16,6 +16,7 @@ func TestInstallPatternBuildsThreePrograms(t *testing.T) {
 		"github.com/ask-confirm/ask-confirm",
 		"github.com/ask-confirm/ask-confirm/askpass/ask-confirm-askpass",
 		"github.com/ask-confirm/ask-confirm/mcpserver/ask-confirm-mcp",
+		"github.com/ask-confirm/ask-confirm/remote/ask-confirm-phone",
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		c := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./...")

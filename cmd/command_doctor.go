@@ -76,7 +76,7 @@ func (a *app) checkRemote(ctx context.Context) remoteCheck {
 		return remoteCheck{Configured: true, Problems: []string{err.Error()}}
 	}
 	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
-	for _, f := range remote.Verify(ctx, s.Config, nil, false) {
+	for _, f := range remote.Verify(ctx, s.Config, "", false) {
 		if !f.OK {
 			rc.Problems = append(rc.Problems, f.What+": "+f.Detail)
 		}

@@ -3,10 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -47,25 +43,8 @@ ask-confirm first, then on PATH. See ask-confirm mcp --help for its flags.`,
 // findMCPProgram returns the ask-confirm-mcp beside this executable (or
 // beside the file it links to), or else the one on PATH.
 func findMCPProgram() (string, error) {
-	name := mcpProgram
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	var dirs []string
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Dir(exe))
-		if real, err := filepath.EvalSymlinks(exe); err == nil && filepath.Dir(real) != dirs[0] {
-			dirs = append(dirs, filepath.Dir(real))
-		}
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(mcpProgram); err == nil {
-		return p, nil
+	if path, ok := platform.Program(mcpProgram); ok {
+		return path, nil
 	}
 	return "", errors.New(msgNoMCPProgram)
 }

@@ -145,7 +145,7 @@ func readToken(stdin io.Reader, file string) (string, error) {
 // records it and says what to do on the phone.
 func (a *app) setUpRemote(ctx context.Context, s remote.Settings) error {
 	failed := 0
-	for _, f := range remote.Verify(ctx, s.Config, nil, true) {
+	for _, f := range remote.Verify(ctx, s.Config, "", true) {
 		mark := "ok  "
 		if !f.OK {
 			mark, failed = "FAIL", failed+1

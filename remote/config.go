@@ -98,7 +98,7 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// topicURL is the URL of topic on c's server.
-func (c Config) topicURL(topic string) string {
+// TopicURL is the URL of topic on c's server.
+func (c Config) TopicURL(topic string) string {
 	return strings.TrimSuffix(c.Server, "/") + "/" + topic
 }

@@ -1,11 +1,9 @@
 package remote
 
 import (
-	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 func TestConfigCheck(t *testing.T) {
@@ -47,65 +45,4 @@ func TestConfigCheck(t *testing.T) {
 	if err := c.Check(); !errors.Is(err, ErrInsecure) {
 		t.Errorf("http on the network: %v, want ErrInsecure", err)
 	}
-}
-
-// Text longer than ntfy delivers is cut on a rune boundary, with a note
-// that says how much is missing; shorter text is untouched.
-func TestCut(t *testing.T) {
-	if got := cut("short", MaxMessageBytes); got != "short" {
-		t.Fatalf("cut a short text: %q", got)
-	}
-	for _, s := range []string{strings.Repeat("x", 10000), strings.Repeat("é✓", 3000)} {
-		got := cut(s, MaxMessageBytes)
-		if len(got) > MaxMessageBytes || !utf8.ValidString(got) || !strings.Contains(got, "… (cut: ") {
-			t.Fatalf("cut %d bytes to %d: valid %v, %q", len(s), len(got), utf8.ValidString(got), got[max(0, len(got)-30):])
-		}
-	}
-}
-
-// Only a reply that carries one of the request's capabilities answers it;
-// every other reply is reported with its reason.
-func TestMatch(t *testing.T) {
-	var reasons []string
-	b := &Backend{Ignored: func(r string) { reasons = append(reasons, r) }}
-	bs := []*button{{choice: "deny"}, {choice: "approve"}}
-	bs[0].cap[0], bs[1].cap[0] = 1, 2
-	body := func(bt *button) string { return replyPrefix + hex.EncodeToString(bt.cap[:]) }
-	if got := b.match(bs, body(bs[1])); got != bs[1] {
-		t.Fatalf("approve's capability matched %+v", got)
-	}
-	if got := b.match(bs, body(bs[0])+"\n"); got != bs[0] {
-		t.Fatalf("deny's capability matched %+v", got)
-	}
-	other := &button{}
-	other.cap[0] = 3
-	for _, s := range []string{"", "approve", replyPrefix, replyPrefix + "zz", replyPrefix + hex.EncodeToString(other.cap[:]), replyPrefix + hex.EncodeToString(bs[1].cap[:]) + "00"} {
-		if got := b.match(bs, s); got != nil {
-			t.Errorf("%q matched %+v", s, got)
-		}
-	}
-	if len(reasons) != 6 {
-		t.Fatalf("%d replies reported, want 6: %q", len(reasons), reasons)
-	}
-}
-
-// No reply body, however made, crashes the asking side or answers with a
-// capability that is not one of the request's buttons'.
-func FuzzReply(f *testing.F) {
-	bs := []*button{{choice: "deny"}, {choice: "approve"}}
-	bs[0].cap[0], bs[1].cap[15] = 1, 2
-	f.Add(replyPrefix + hex.EncodeToString(bs[1].cap[:]))
-	f.Add(replyPrefix + strings.Repeat("ab", 64))
-	f.Add("")
-	f.Fuzz(func(t *testing.T, body string) {
-		b := &Backend{}
-		got := b.match(bs, body)
-		if got == nil {
-			return
-		}
-		want := replyPrefix + hex.EncodeToString(got.cap[:])
-		if !strings.EqualFold(strings.TrimSpace(body), want) {
-			t.Fatalf("%q matched the button %s", body, got.choice)
-		}
-	})
 }

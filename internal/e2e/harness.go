@@ -127,8 +127,12 @@ func (h *Harness) realZenityPath(realZenity string) string {
 	bin := filepath.Join(h.Dir, "bin")
 	Must(h.T, os.Mkdir(bin, 0o700))
 	h.Exe = filepath.Join(bin, "ask-confirm")
-	if err := os.Link(LookPathOrFail(h.T, "ask-confirm"), h.Exe); err != nil {
-		Must(h.T, copyFile(LookPathOrFail(h.T, "ask-confirm"), h.Exe))
+	// ask-confirm-phone too: the scripted zenity's directory, where
+	// testscript put it, is left out of PATH.
+	for _, name := range []string{"ask-confirm", "ask-confirm-phone"} {
+		if err := os.Link(LookPathOrFail(h.T, name), filepath.Join(bin, name)); err != nil {
+			Must(h.T, copyFile(LookPathOrFail(h.T, name), filepath.Join(bin, name)))
+		}
 	}
 	path := []string{bin}
 	for _, p := range filepath.SplitList(os.Getenv("PATH")) {

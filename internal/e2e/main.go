@@ -8,8 +8,8 @@
 // answered with xdotool or wtype; and MCP and agent-hook callers.
 //
 // A package's e2e tests are an external test package whose TestMain calls
-// Main. The test binary then serves as ask-confirm, ask-confirm-askpass and
-// the scripted zenity: testscript installs it under those names on PATH,
+// Main. The test binary then serves as ask-confirm, ask-confirm-askpass,
+// ask-confirm-phone and the scripted zenity: testscript installs it under those names on PATH,
 // so a holder that re-executes "itself" runs ask-confirm, and a holder
 // looking for zenity finds the scripted one unless a test puts the real
 // one first.
@@ -24,6 +24,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ask-confirm/ask-confirm/askpass"
+	"github.com/ask-confirm/ask-confirm/remote/ntfy"
 )
 
 // Main runs m's tests with this test binary installed as the programs the
@@ -32,6 +33,7 @@ func Main(m *testing.M) {
 	testscript.Main(leakcheck.Checked(m, removeMCPServer), map[string]func(){
 		"ask-confirm":         testAskConfirm,
 		"ask-confirm-askpass": func() { os.Exit(askpass.Main()) },
+		"ask-confirm-phone":   func() { os.Exit(ntfy.Main()) },
 		"zenity":              fakeZenity,
 	})
 }

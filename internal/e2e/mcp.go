@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
+	"github.com/ask-confirm/ask-confirm/remote"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // mcpServerProgram is the MCP server's program, which ask-confirm mcp runs.
@@ -32,7 +34,7 @@ var mcpServer struct {
 }
 
 // MCPServerEnv returns env with the directory of a freshly built
-// ask-confirm-mcp first on PATH, so that ask-confirm mcp finds it. The build
+// ask-confirm-mcp (and ask-confirm-phone beside it) first on PATH, so that ask-confirm mcp finds it. The build
 // uses the race detector when this test binary does.
 func MCPServerEnv(t *testing.T, env []string) []string {
 	t.Helper()
@@ -41,11 +43,13 @@ func MCPServerEnv(t *testing.T, env []string) []string {
 		if mcpServer.err != nil {
 			return
 		}
-		args := []string{"build", "-o", filepath.Join(mcpServer.dir, mcpServerProgram)}
+		// With the phone's program beside it, where the server looks.
+		args := []string{"build", "-o", mcpServer.dir + string(filepath.Separator)}
 		if raceBuild {
 			args = append(args, "-race")
 		}
-		build := exec.Command("go", append(args, "github.com/ask-confirm/ask-confirm/mcpserver/"+mcpServerProgram)...)
+		build := exec.Command("go", append(args, "github.com/ask-confirm/ask-confirm/mcpserver/"+mcpServerProgram,
+			"github.com/ask-confirm/ask-confirm/remote/"+remote.Program)...)
 		if out, err := build.CombinedOutput(); err != nil {
 			mcpServer.err = fmt.Errorf("go %s: %v\n%s", strings.Join(build.Args[1:], " "), err, out)
 		}

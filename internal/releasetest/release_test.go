@@ -35,7 +35,7 @@ var targets = []struct{ os, arch string }{
 	{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"},
 }
 
-var programs = []string{"ask-confirm", "ask-confirm-askpass", "ask-confirm-mcp"}
+var programs = []string{"ask-confirm", "ask-confirm-askpass", "ask-confirm-mcp", "ask-confirm-phone"}
 
 type release struct {
 	dir, version string
@@ -136,7 +136,7 @@ func TestReleaseFilesAndChecksums(t *testing.T) {
 	}
 }
 
-// Each archive holds exactly the three programs, built for its target,
+// Each archive holds exactly the four programs, built for its target,
 // the man pages, the completions, README.md, the docs and LICENSE, in one
 // directory of its name; the programs are executable.
 func TestArchivesHoldExactlyTheExpectedFiles(t *testing.T) {

@@ -8,7 +8,7 @@
 //
 // It is a module of its own, as scripts/benchtool is, so that neither it nor
 // cobra/doc's Markdown and man libraries are part of the project's module:
-// go install github.com/ask-confirm/ask-confirm/... installs the three
+// go install github.com/ask-confirm/ask-confirm/... installs the four
 // programs and nothing else.
 package main
 
@@ -29,6 +29,7 @@ import (
 	"github.com/ask-confirm/ask-confirm/askpass"
 	"github.com/ask-confirm/ask-confirm/cmd"
 	"github.com/ask-confirm/ask-confirm/mcpserver"
+	"github.com/ask-confirm/ask-confirm/remote"
 )
 
 func main() {
@@ -52,21 +53,33 @@ type output struct {
 }
 
 // programs are the command trees with a manual: ask-confirm (its
-// subcommands included), ask-confirm-mcp and ask-confirm-askpass. The program's page,
+// subcommands included), ask-confirm-mcp, ask-confirm-askpass and
+// ask-confirm-phone. The program's page,
 // ask-confirm-mcp.1, is written last and stands for ask-confirm mcp as well,
 // which runs the same server.
 func programs() []*cobra.Command {
-	return []*cobra.Command{cmd.Command(), mcpserver.NewCommand(), askpassCommand()}
+	return []*cobra.Command{cmd.Command(), mcpserver.NewCommand(), askpassCommand(), phoneCommand()}
+}
+
+// phoneCommand stands for ask-confirm-phone in the manual: the other
+// programs run it, with what to do on stdin, and it has no flags.
+func phoneCommand() *cobra.Command {
+	return manualOnly("ask-confirm-phone ask|verify", "Reach the phone's ntfy server for the other ask-confirm programs", remote.ProgramManual)
 }
 
 // askpassCommand stands for ask-confirm-askpass in the manual. OpenSSH runs
 // that program with a prompt and no flags, so it has no cobra command of
 // its own; its text is the package's.
 func askpassCommand() *cobra.Command {
+	return manualOnly("ask-confirm-askpass PROMPT", "Confirm OpenSSH agent use in a native dialog (SSH_ASKPASS)", askpass.Manual)
+}
+
+// manualOnly is a command with a page in the manual and no flags.
+func manualOnly(use, short, long string) *cobra.Command {
 	c := &cobra.Command{
-		Use:                   "ask-confirm-askpass PROMPT",
-		Short:                 "Confirm OpenSSH agent use in a native dialog (SSH_ASKPASS)",
-		Long:                  askpass.Manual,
+		Use:                   use,
+		Short:                 short,
+		Long:                  long,
 		DisableFlagsInUseLine: true,
 		Run:                   func(*cobra.Command, []string) {},
 	}

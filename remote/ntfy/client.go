@@ -1,4 +1,4 @@
-package remote
+package ntfy
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/ask-confirm/ask-confirm/remote"
 )
 
 // The ntfy wire format, as server/types.go of ntfy v2.13 has it: the part
@@ -52,9 +54,9 @@ func noRedirect(*http.Request, []*http.Request) error {
 	return errors.New("the ntfy server answered with a redirect, which is not followed")
 }
 
-// client talks to one ntfy server as the asking side, with Config.Token.
+// client talks to one ntfy server as the asking side, with remote.Config.Token.
 type client struct {
-	c    Config
+	c    remote.Config
 	http *http.Client
 }
 
@@ -86,7 +88,7 @@ func (cl client) publish(ctx context.Context, m message) (string, error) {
 }
 
 func (cl client) publishOnce(ctx context.Context, body []byte) (id string, retry bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.c.topicURL(""), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.c.TopicURL(""), bytes.NewReader(body))
 	if err != nil {
 		return "", false, err
 	}
@@ -176,7 +178,7 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 // open opens the subscription to topic's messages from since on, in ctx,
 // whose cause errIdle says the server fell silent.
 func (cl client) open(ctx context.Context, topic, since string) (*http.Response, error) {
-	u := cl.c.topicURL(topic) + "/json"
+	u := cl.c.TopicURL(topic) + "/json"
 	if since != "" {
 		u += "?" + url.Values{"since": {since}}.Encode()
 	}

@@ -1,4 +1,4 @@
-package remote
+package ntfy
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/remote"
 )
 
 // Backend asks the person on their phone: it publishes the request with
@@ -25,7 +26,7 @@ import (
 // Ask's context ends, after Ask returned. One Backend asks one request at
 // a time.
 type Backend struct {
-	Config Config
+	Config remote.Config
 	// HTTP is the client to reach the server with; nil is one without a
 	// timeout of its own (the subscription is a stream), over
 	// http.DefaultTransport.
@@ -43,34 +44,6 @@ type Backend struct {
 	// followUps are the follow-ups still on their way (Finish).
 	followUps sync.WaitGroup
 }
-
-// ErrNotForPhone is returned by Ask (and Fits) for a request the phone
-// cannot answer with its buttons.
-var ErrNotForPhone = errors.New("not sent to the phone, whose buttons answer only a yes-or-no question or a choice of at most three options")
-
-// Fits reports whether r can be asked on the phone: a confirmation, or a
-// choice of one among at most three options with no answer of the
-// person's own. Anything else is ErrNotForPhone, wrapped with why.
-func Fits(r dialog.Request) error {
-	switch {
-	case r.Kind == dialog.Confirm:
-		return nil
-	case r.Kind == dialog.Input:
-		return fmt.Errorf("%w: this one asks for text", ErrNotForPhone)
-	case r.Kind != dialog.Choose:
-		return fmt.Errorf("%w: %q is no kind it knows", ErrNotForPhone, r.Kind)
-	case r.Multiple:
-		return fmt.Errorf("%w: this one takes several options", ErrNotForPhone)
-	case r.Other:
-		return fmt.Errorf("%w: this one takes an answer of the person's own", ErrNotForPhone)
-	case len(r.Options) > maxActions:
-		return fmt.Errorf("%w: this one has %d options", ErrNotForPhone, len(r.Options))
-	}
-	return nil
-}
-
-// maxActions is how many buttons ntfy shows on one message.
-const maxActions = 3
 
 // replyPrefix starts every button's body: what ask-confirm's replies look
 // like, so that a stray message on the reply topic is told apart from a
@@ -100,7 +73,7 @@ type button struct {
 // dialog at 14:05"), and otherwise what was tapped, or that the request
 // closed. Whoever calls Ask ends ctx, and calls Finish before exiting.
 func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
-	if err := Fits(r); err != nil {
+	if err := remote.Fits(r); err != nil {
 		return dialog.Answer{}, err
 	}
 	if err := b.Config.Check(); err != nil {
@@ -323,7 +296,7 @@ func newButtons(r dialog.Request) ([]*button, error) {
 		for _, o := range r.Options {
 			bs = append(bs, &button{choice: "option", label: o.Label})
 		}
-		if len(bs) < maxActions {
+		if len(bs) < remote.MaxActions {
 			bs = append(bs, &button{choice: "deny", label: r.CancelLabel})
 		}
 	} else {
@@ -371,7 +344,7 @@ func (b *Backend) request(r dialog.Request, closes time.Time, buttons []*button)
 		m.Actions = append(m.Actions, action{
 			Action:  "http",
 			Label:   bt.label,
-			URL:     b.Config.topicURL(b.Config.ReplyTopic),
+			URL:     b.Config.TopicURL(b.Config.ReplyTopic),
 			Method:  http.MethodPost,
 			Headers: map[string]string{"Authorization": "Bearer " + b.Config.AnswerToken},
 			Body:    replyPrefix + hex.EncodeToString(bt.cap[:]),

@@ -1,6 +1,6 @@
 //go:build e2e && unix
 
-package remote
+package ntfy
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
+	"github.com/ask-confirm/ask-confirm/remote"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
@@ -23,9 +24,9 @@ import (
 // performs a button's action exactly as written in the message
 // (internal/ntfytest).
 
-// configOf is the asking side's Config for s.
-func configOf(s *ntfytest.Server) Config {
-	return Config{Server: s.URL, Topic: s.Topic, ReplyTopic: s.ReplyTopic, Token: s.AskerToken, AnswerToken: s.AnswerToken}
+// configOf is the asking side's remote.Config for s.
+func configOf(s *ntfytest.Server) remote.Config {
+	return remote.Config{Server: s.URL, Topic: s.Topic, ReplyTopic: s.ReplyTopic, Token: s.AskerToken, AnswerToken: s.AnswerToken}
 }
 
 // asking runs b.Ask for r in the background.

@@ -1,0 +1,108 @@
+package ntfy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/remote"
+)
+
+// finishLimit bounds the follow-ups' sending once the request has ended.
+const finishLimit = 15 * time.Second
+
+// Main is the program remote.Program, which the front ends run to reach the
+// ntfy server (remote.Backend, remote.Verify), and returns its exit code:
+//
+//	ask-confirm-phone ask      reads remote.AskStart, then remote.AskEnd; writes remote.AskEvent lines
+//	ask-confirm-phone verify   reads remote.VerifyArgs; writes the []remote.Finding
+//
+// Everything it is told comes on stdin, as JSON, so that the tokens never
+// show in the process list.
+func Main() int {
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "ask":
+			return serveAsk(os.Stdin, os.Stdout)
+		case "verify":
+			return serveVerify(os.Stdin, os.Stdout)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s is run by ask-confirm to reach the phone's ntfy server: %s ask|verify, with JSON on stdin\n", remote.Program, remote.Program)
+	return 2
+}
+
+// serveAsk asks the request of in's first line on the phone, reports on
+// out, and, once in says the request ended (or ends), sends the phone's
+// follow-up and reports that it is done.
+func serveAsk(in io.Reader, out io.Writer) int {
+	dec := json.NewDecoder(in)
+	var start remote.AskStart
+	if err := dec.Decode(&start); err != nil {
+		fmt.Fprintf(os.Stderr, "%s ask: %v\n", remote.Program, err)
+		return 2
+	}
+	var mu sync.Mutex
+	enc := json.NewEncoder(out)
+	emit := func(ev remote.AskEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(ev)
+	}
+	cancelled, end := context.WithCancelCause(context.Background())
+	// The request ends when the caller says, with how it ended; when it
+	// closes is only for the phone's message to say.
+	ctx := closing{cancelled, start.Closes}
+	go func() {
+		var e remote.AskEnd
+		if dec.Decode(&e) == nil && e.Closed != "" {
+			end(&dialog.Closed{What: e.Closed})
+			return
+		}
+		end(context.Canceled)
+	}()
+	b := &Backend{Config: start.Config, Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) }}
+	ans, err := b.Ask(ctx, start.Request)
+	done := remote.AskEvent{Done: true}
+	if err != nil {
+		done.Error = err.Error()
+	} else {
+		done.Answer = &ans
+	}
+	emit(done)
+	<-ctx.Done()
+	finish, stop := context.WithTimeout(context.Background(), finishLimit)
+	defer stop()
+	b.Finish(finish)
+	emit(remote.AskEvent{Finished: true})
+	return 0
+}
+
+// serveVerify checks the setup in's line names, and writes the findings.
+func serveVerify(in io.Reader, out io.Writer) int {
+	var args remote.VerifyArgs
+	if err := json.NewDecoder(in).Decode(&args); err != nil {
+		fmt.Fprintf(os.Stderr, "%s verify: %v\n", remote.Program, err)
+		return 2
+	}
+	if err := json.NewEncoder(out).Encode(verify(context.Background(), args.Config, nil, args.Writes)); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// closing is a request's context as the phone program sees it: ended by
+// its caller (remote.AskEnd), with the time the request closes as its
+// deadline, which Backend's message gives, but no timer of its own: the
+// caller's word on how the request ended must reach the phone.
+type closing struct {
+	context.Context
+	closes time.Time
+}
+
+func (c closing) Deadline() (time.Time, bool) { return c.closes, !c.closes.IsZero() }

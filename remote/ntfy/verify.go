@@ -1,0 +1,131 @@
+package ntfy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/remote"
+)
+
+// verify checks a setup against its server, as the phone and the holder
+// will use it: the server answers; the asking token reads the reply topic
+// and not the request topic; the answer token reads neither topic;
+// anonymous reads neither. With writes, it also checks that the asking
+// token publishes to the request topic and the answer token writes the
+// reply topic, and that neither anonymous nor the answer token can publish
+// a request:
+// the request topic then gets one line saying the setup was checked, and
+// the reply topic lines no request answers to.
+func verify(ctx context.Context, c remote.Config, hc *http.Client, writes bool) []remote.Finding {
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect}
+	}
+	v := &verifier{ctx: ctx, hc: hc, c: c}
+	status, err := do(ctx, hc, http.MethodGet, strings.TrimSuffix(c.Server, "/")+"/v1/health", "", "")
+	v.expect("the server answers", true, status, err)
+	if err != nil || status != http.StatusOK {
+		return v.out
+	}
+	if writes {
+		v.checkWrites()
+	}
+	v.checkReads()
+	return v.out
+}
+
+// verifier checks one setup's access rules, and keeps what it found.
+type verifier struct {
+	ctx context.Context
+	hc  *http.Client
+	c   remote.Config
+	out []remote.Finding
+}
+
+func (v *verifier) read(topic, token string) (int, error) {
+	return do(v.ctx, v.hc, http.MethodGet, v.c.TopicURL(topic)+"/json?poll=1&since=latest", token, "")
+}
+
+func (v *verifier) write(topic, token, body string) (int, error) {
+	return do(v.ctx, v.hc, http.MethodPost, v.c.TopicURL(topic), token, body)
+}
+
+// expect notes what, which must succeed (want) or be refused. A check that
+// must succeed passes on success alone; one that must be refused passes
+// only on ntfy's refusal (401 or 403), not on a network error or a proxy's
+// 5xx, which would show nothing of the rule.
+func (v *verifier) expect(what string, want bool, status int, err error) {
+	ok := err == nil && status == http.StatusOK
+	if !want {
+		ok = err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden)
+	}
+	f := remote.Finding{What: what, OK: ok}
+	if !ok {
+		f.Detail = detailOf(status, err)
+	}
+	v.out = append(v.out, f)
+}
+
+// checkWrites checks who may publish where: the request topic gets one
+// line saying the setup was checked, and the reply topic lines no request
+// answers to.
+func (v *verifier) checkWrites() {
+	c := v.c
+	s, err := v.write(c.Topic, c.Token, "ask-confirm remote setup checked that it can reach this topic.")
+	v.expect("the asking token publishes to "+c.Topic, true, s, err)
+	s, err = v.write(c.ReplyTopic, c.AnswerToken, "ask-confirm remote setup: a check, no answer")
+	v.expect("the answer token writes "+c.ReplyTopic, true, s, err)
+	s, err = v.write(c.ReplyTopic, "", "ask-confirm remote setup: a check, no answer")
+	v.expect("anonymous cannot write "+c.ReplyTopic, false, s, err)
+	s, err = v.write(c.Topic, c.AnswerToken, "ask-confirm remote setup: this should have been refused")
+	v.expect("the answer token cannot publish to "+c.Topic, false, s, err)
+	s, err = v.write(c.Topic, "", "ask-confirm remote setup: this should have been refused")
+	v.expect("anonymous cannot publish to "+c.Topic, false, s, err)
+}
+
+// checkReads checks who may read what.
+func (v *verifier) checkReads() {
+	c := v.c
+	s, err := v.read(c.ReplyTopic, c.Token)
+	v.expect("the asking token reads "+c.ReplyTopic, true, s, err)
+	// The asking token is kept on the machine that asks, where whatever
+	// runs as its user can read it: were it to read the requests, it could
+	// read their buttons and answer in the person's place.
+	s, err = v.read(c.Topic, c.Token)
+	v.expect("the asking token cannot read "+c.Topic, false, s, err)
+	s, err = v.read(c.Topic, c.AnswerToken)
+	v.expect("the answer token cannot read "+c.Topic, false, s, err)
+	s, err = v.read(c.ReplyTopic, c.AnswerToken)
+	v.expect("the answer token cannot read "+c.ReplyTopic, false, s, err)
+	s, err = v.read(c.Topic, "")
+	v.expect("anonymous cannot read "+c.Topic, false, s, err)
+	s, err = v.read(c.ReplyTopic, "")
+	v.expect("anonymous cannot read "+c.ReplyTopic, false, s, err)
+}
+
+func detailOf(status int, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return http.StatusText(status) + " (" + fmt.Sprint(status) + ")"
+}
+
+func do(ctx context.Context, hc *http.Client, method, u, token, body string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}

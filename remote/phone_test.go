@@ -1,0 +1,182 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+)
+
+// fakePhoneEnv makes this test binary a scripted ask-confirm-phone: the
+// client side of the protocol is tested here, the ntfy side in
+// remote/ntfy with the real server.
+const fakePhoneEnv = "ASK_CONFIRM_TEST_FAKE_PHONE"
+
+func TestMain(m *testing.M) {
+	if out := os.Getenv(fakePhoneEnv); out != "" {
+		os.Exit(fakePhone(out))
+	}
+	os.Exit(m.Run())
+}
+
+// fakePhone plays ask-confirm-phone by the request's title: "approve"
+// answers at once, "wait" only ends when told, "fail" reports an error,
+// "crash" exits without a word. It writes how the request ended, as told,
+// to the file out.
+func fakePhone(out string) int {
+	dec := json.NewDecoder(os.Stdin)
+	enc := json.NewEncoder(os.Stdout)
+	if os.Args[1] == "verify" {
+		var args VerifyArgs
+		if dec.Decode(&args) != nil {
+			return 2
+		}
+		enc.Encode([]Finding{{What: "checked " + args.Config.Topic, OK: args.Writes}})
+		return 0
+	}
+	var start AskStart
+	if dec.Decode(&start) != nil {
+		return 2
+	}
+	enc.Encode(AskEvent{Ignored: "a reply without an ask-confirm capability"})
+	switch start.Request.Title {
+	case "approve":
+		enc.Encode(AskEvent{Done: true, Answer: &dialog.Answer{Approved: true}})
+	case "fail":
+		enc.Encode(AskEvent{Done: true, Error: "the ntfy server refused the subscription"})
+	case "crash":
+		return 3
+	}
+	var end AskEnd
+	err := dec.Decode(&end)
+	// Told after the outcome: the caller reports it no more.
+	enc.Encode(AskEvent{Ignored: "late"})
+	os.WriteFile(out, []byte(start.Closes.UTC().Format(time.RFC3339)+"|"+end.Closed+"|"+errString(err)), 0o600)
+	enc.Encode(AskEvent{Finished: true})
+	return 0
+}
+
+func errString(err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// fakeBackend is a Backend whose program is the scripted phone, and the
+// file it writes how the request ended to.
+func fakeBackend(t *testing.T) (*Backend, *[]string, string) {
+	t.Helper()
+	out := t.TempDir() + "/end"
+	t.Setenv(fakePhoneEnv, out)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var ignored []string
+	b := &Backend{Config: good, Program: exe, Ignored: func(r string) { mu.Lock(); ignored = append(ignored, r); mu.Unlock() }}
+	return b, &ignored, out
+}
+
+var good = Config{Server: "https://ntfy.example.org", Topic: "ask-requests", ReplyTopic: "ask-replies", Token: "tk_asker", AnswerToken: "tk_answer"}
+
+func question(title string) dialog.Request {
+	return dialog.Request{Kind: dialog.Confirm, Title: title, Message: "Ship it?", OKLabel: "Approve", CancelLabel: "Cancel"}
+}
+
+// The program's answer is Ask's, the replies it ignored before it are
+// reported, and once the request ends the program is told how (for the
+// phone's follow-up) and Finish waits for it.
+func TestBackendAnswersThroughTheProgram(t *testing.T) {
+	b, ignored, out := fakeBackend(t)
+	closes := time.Date(2026, 11, 26, 14, 5, 0, 0, time.UTC)
+	ctx, stop := context.WithDeadline(context.Background(), closes.Add(time.Hour))
+	defer stop()
+	ctx, end := context.WithCancelCause(ctx)
+	ans, err := b.Ask(ctx, question("approve"))
+	if err != nil || !ans.Approved {
+		t.Fatalf("Ask: %+v, %v; want an approval", ans, err)
+	}
+	end(&dialog.Closed{What: "Approved on the phone"})
+	finish, stopFinish := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stopFinish()
+	b.Finish(finish)
+	if finish.Err() != nil {
+		t.Fatal("Finish waited out its context: the program did not end")
+	}
+	got, _ := os.ReadFile(out)
+	if want := closes.Add(time.Hour).Format(time.RFC3339) + "|Approved on the phone|"; string(got) != want {
+		t.Errorf("the program was told %q, want %q", got, want)
+	}
+	if len(*ignored) != 1 || (*ignored)[0] != "a reply without an ask-confirm capability" {
+		t.Errorf("ignored replies reported: %q", *ignored)
+	}
+}
+
+// Whatever goes wrong on the program's side is an error, never an answer:
+// its own error, its exit without a word, its absence; a request the
+// phone cannot take is refused before any program runs.
+func TestBackendFailuresAreNoAnswer(t *testing.T) {
+	b, _, _ := fakeBackend(t)
+	for _, title := range []string{"fail", "crash"} {
+		ctx, end := context.WithCancel(context.Background())
+		ans, err := b.Ask(ctx, question(title))
+		if err == nil || ans.Approved {
+			t.Errorf("%s: %+v, %v; want an error", title, ans, err)
+		}
+		if title == "fail" && (err == nil || !strings.Contains(err.Error(), "refused the subscription")) {
+			t.Errorf("the program's error reads %v", err)
+		}
+		// The engine ends every way, then waits for it to finish.
+		end()
+		b.Finish(context.Background())
+	}
+
+	missing := &Backend{Config: good}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := missing.Ask(context.Background(), question("approve")); !errors.Is(err, ErrNoProgram) {
+		t.Errorf("with no %s: %v, want ErrNoProgram", Program, err)
+	}
+	input := question("approve")
+	input.Kind = dialog.Input
+	if _, err := b.Ask(context.Background(), input); !errors.Is(err, ErrNotForPhone) {
+		t.Errorf("an input: %v, want ErrNotForPhone", err)
+	}
+	if f := Verify(context.Background(), good, "", true); len(f) != 1 || f[0].OK || !strings.Contains(f[0].Detail, Program) {
+		t.Errorf("Verify with no %s: %+v", Program, f)
+	}
+}
+
+// When the request ends first, Ask returns its context's error at once,
+// and the program is told that the request closed.
+func TestBackendEndedFirst(t *testing.T) {
+	b, _, out := fakeBackend(t)
+	ctx, end := context.WithCancelCause(context.Background())
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		end(&dialog.Closed{What: "Denied in the dialog"})
+	}()
+	if _, err := b.Ask(ctx, question("wait")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ask: %v, want context.Canceled", err)
+	}
+	b.Finish(context.Background())
+	if got, _ := os.ReadFile(out); !strings.Contains(string(got), "|Denied in the dialog|") {
+		t.Errorf("the program was told %q", got)
+	}
+}
+
+// Verify hands the setup to the program and returns its findings.
+func TestVerifyThroughTheProgram(t *testing.T) {
+	b, _, _ := fakeBackend(t)
+	f := Verify(context.Background(), good, b.Program, true)
+	if len(f) != 1 || f[0].What != "checked ask-requests" || !f[0].OK {
+		t.Errorf("findings %+v", f)
+	}
+}
