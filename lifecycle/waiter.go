@@ -49,7 +49,10 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 // what the waiter's first look would return for that identity, and ok
 // false where that look would do anything else.
 func (e *Engine) rememberedByDialog(ctx context.Context, c Call) (Result, bool) {
-	if c.Channel == nil || c.Channel.Always || c.Request.Via != "" {
+	// Only for a Channel in the caller's own process (the terminal
+	// prompt): a Channel another program may answer (an MCP client's form)
+	// keeps its requests apart from the dialog's both ways.
+	if c.Channel == nil || c.Channel.Always || !c.Channel.Attached || c.Request.Via != "" {
 		return Result{}, false
 	}
 	rec, found, err := e.store.Get(c.Request.Identity())

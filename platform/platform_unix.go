@@ -246,3 +246,7 @@ func closeOnExecListed(dir string) error {
 	}
 	return nil
 }
+
+// NoConsole does nothing on Unix, where a helper program opens no window;
+// on Windows it keeps a helper console program from opening one.
+func NoConsole(*exec.Cmd) {}

@@ -180,3 +180,17 @@ func execProgram(path string, argv []string) (int, error) {
 	}
 	return 0, err
 }
+
+// createNoWindow is CREATE_NO_WINDOW: a console program started so opens
+// no console window of its own.
+const createNoWindow = 0x08000000
+
+// NoConsole makes c, a console program this one runs as a helper, open no
+// console window: a holder has no console to share, and the window would
+// stand beside the dialog.
+func NoConsole(c *exec.Cmd) {
+	if c.SysProcAttr == nil {
+		c.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	c.SysProcAttr.CreationFlags |= createNoWindow
+}

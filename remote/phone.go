@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -83,22 +85,40 @@ type (
 // It implements dialog.Backend for what fits on the phone's buttons
 // (Fits), and dialog.Finisher: the phone is told what became of the
 // request once Ask's context ends, after Ask returned. One Backend asks
-// one request at a time.
+// one request at a time; the engine may ask it again after a quick
+// failure, and Finish then waits for every program it ran.
 type Backend struct {
 	Config Config
-	// Ignored is told about each reply that answered nothing, and why. Nil
-	// ignores them silently. It must not block.
+	// Ignored is told about each reply that answered nothing, and why,
+	// until Ask returns. Nil ignores them silently. It must not block.
 	Ignored func(reason string)
 	// Program is the path of the program to run; empty finds Program
 	// (platform.Program).
 	Program string
 
-	mu sync.Mutex
-	// finished is closed when the program has sent its follow-ups and
-	// ended (Finish); nil before Ask started it. kill ends it.
-	finished chan struct{}
-	kill     func()
+	mu   sync.Mutex
+	runs []*phoneRun
 }
+
+// phoneRun is one run of Program for one Ask.
+type phoneRun struct {
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	sendMu   sync.Mutex
+	reap     sync.Once
+	finished chan struct{} // closed once its output has ended and it is reaped
+	returned atomic.Bool   // Ask has returned: no more Ignored
+}
+
+// send writes v to the program as a line of JSON; once the program has
+// ended, it does nothing.
+func (pr *phoneRun) send(v any) {
+	pr.sendMu.Lock()
+	defer pr.sendMu.Unlock()
+	_ = json.NewEncoder(pr.stdin).Encode(v)
+}
+
+func (pr *phoneRun) wait() { pr.reap.Do(func() { _ = pr.cmd.Wait() }) }
 
 // Ask implements dialog.Backend: it runs Program, which subscribes to the
 // reply topic before it publishes, so that no tap is missed, and returns
@@ -114,28 +134,13 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		return dialog.Answer{}, err
 	}
 	closes, _ := ctx.Deadline()
-	events, send, err := b.start("ask", AskStart{Config: b.Config, Request: r, Closes: closes})
+	pr, stdout, err := b.start(AskStart{Config: b.Config, Request: r, Closes: closes})
 	if err != nil {
 		return dialog.Answer{}, err
 	}
+	defer pr.returned.Store(true)
 	outcome := make(chan AskEvent, 1)
-	finished := b.ended()
-	go func() {
-		defer close(finished)
-		done := false
-		for ev := range events {
-			switch {
-			case ev.Ignored != "" && !done && b.Ignored != nil:
-				b.Ignored(ev.Ignored)
-			case ev.Done && !done:
-				done = true
-				outcome <- ev
-			}
-		}
-		if !done {
-			outcome <- AskEvent{Done: true, Error: Program + " ended without an answer"}
-		}
-	}()
+	go b.read(pr, stdout, outcome)
 	go func() {
 		<-ctx.Done()
 		var closed *dialog.Closed
@@ -143,7 +148,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		if errors.As(context.Cause(ctx), &closed) {
 			end.Closed = closed.What
 		}
-		send(end)
+		pr.send(end)
 	}()
 	select {
 	case ev := <-outcome:
@@ -161,71 +166,71 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	}
 }
 
-// Finish implements dialog.Finisher: it waits until the program has sent
-// the follow-ups and ended, or ctx ends, and then ends it.
+// read passes the program's events on until its output ends: each ignored
+// reply to Ignored while Ask has not returned, and the outcome to outcome,
+// once; then it reaps the program.
+func (b *Backend) read(pr *phoneRun, stdout io.Reader, outcome chan<- AskEvent) {
+	defer close(pr.finished)
+	defer pr.wait()
+	done := false
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var ev AskEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.Ignored != "" && !done && !pr.returned.Load() && b.Ignored != nil:
+			b.Ignored(ev.Ignored)
+		case ev.Done && !done:
+			done = true
+			outcome <- ev
+		}
+	}
+	if !done {
+		outcome <- AskEvent{Done: true, Error: Program + " ended without an answer"}
+	}
+}
+
+// Finish implements dialog.Finisher: it waits until every program Ask
+// ran has sent its follow-ups and ended, or ctx ends, and then ends them.
 func (b *Backend) Finish(ctx context.Context) {
 	b.mu.Lock()
-	finished, kill := b.finished, b.kill
+	runs := b.runs
+	b.runs = nil
 	b.mu.Unlock()
-	if finished == nil {
-		return
+	for _, pr := range runs {
+		select {
+		case <-pr.finished:
+		case <-ctx.Done():
+		}
 	}
-	select {
-	case <-finished:
-	case <-ctx.Done():
+	for _, pr := range runs {
+		_ = pr.cmd.Process.Kill()
+		pr.stdin.Close()
+		// Bounded: a killed program's output ends.
+		<-pr.finished
 	}
-	kill()
 }
 
-// ended is the channel Ask closes once the program it started has ended.
-func (b *Backend) ended() chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.finished
-}
-
-// start runs the program with cmd and first, and returns its events, and
-// a function that writes a line to it (once the program has ended, it
-// does nothing).
-func (b *Backend) start(cmd string, first any) (<-chan AskEvent, func(any), error) {
-	c, stdin, stdout, err := run(b.Program, cmd, first)
+// start runs the program's ask with first, and keeps the run for Finish.
+func (b *Backend) start(first AskStart) (*phoneRun, io.Reader, error) {
+	c, stdin, stdout, err := run(b.Program, "ask", first)
 	if err != nil {
 		return nil, nil, err
 	}
-	var mu sync.Mutex
-	send := func(v any) {
-		mu.Lock()
-		defer mu.Unlock()
-		_ = json.NewEncoder(stdin).Encode(v)
-	}
+	pr := &phoneRun{cmd: c, stdin: stdin, finished: make(chan struct{})}
 	b.mu.Lock()
-	b.finished = make(chan struct{})
-	b.kill = func() {
-		mu.Lock()
-		stdin.Close()
-		mu.Unlock()
-		_ = c.Process.Kill()
-		_ = c.Wait()
-	}
+	b.runs = append(b.runs, pr)
 	b.mu.Unlock()
-	events := make(chan AskEvent)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			var ev AskEvent
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
-				events <- ev
-			}
-		}
-	}()
-	return events, send, nil
+	return pr, stdout, nil
 }
 
 // run starts the program at path (Program where empty) with cmd, writes
 // first to its stdin as a line of JSON, and returns it with its stdin
-// still open and its stdout. Its stderr is this process's.
+// still open and its stdout. Its stderr is this process's; it never writes
+// a token there.
 func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, error) {
 	if path == "" {
 		var ok bool
@@ -234,6 +239,8 @@ func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, err
 		}
 	}
 	c := exec.Command(path, cmd)
+	c.Stderr = os.Stderr
+	platform.NoConsole(c)
 	stdin, err := c.StdinPipe()
 	if err != nil {
 		return nil, nil, nil, err
@@ -264,7 +271,7 @@ func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, err
 // program is the path of the program; empty finds Program.
 func Verify(ctx context.Context, c Config, program string, writes bool) []Finding {
 	failed := func(err error) []Finding {
-		return []Finding{{What: "the server answers", Detail: err.Error()}}
+		return []Finding{{What: Program + " checks the server", Detail: err.Error()}}
 	}
 	cmd, stdin, stdout, err := run(program, "verify", VerifyArgs{Config: c, Writes: writes})
 	if err != nil {
@@ -278,8 +285,12 @@ func Verify(ctx context.Context, c Config, program string, writes bool) []Findin
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = werr
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return failed(fmt.Errorf("%s: %w", Program, err))
+	case len(out) == 0:
+		// Every check it makes is a finding: none is no check at all.
+		return failed(fmt.Errorf("%s: no findings", Program))
 	}
 	return out
 }

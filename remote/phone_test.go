@@ -154,6 +154,36 @@ func TestBackendFailuresAreNoAnswer(t *testing.T) {
 	}
 }
 
+// The engine asks a way again after a quick failure, on the same Backend:
+// Finish waits for, and reaps, every program it ran.
+func TestBackendFinishesEveryRun(t *testing.T) {
+	b, _, _ := fakeBackend(t)
+	ctx, end := context.WithCancel(context.Background())
+	for range 3 {
+		if _, err := b.Ask(ctx, question("fail")); err == nil {
+			t.Fatal("Ask: no error")
+		}
+	}
+	b.mu.Lock()
+	runs := append([]*phoneRun(nil), b.runs...)
+	b.mu.Unlock()
+	if len(runs) != 3 {
+		t.Fatalf("%d runs kept, want 3", len(runs))
+	}
+	end()
+	finish, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	b.Finish(finish)
+	for i, pr := range runs {
+		if pr.cmd.ProcessState == nil {
+			t.Errorf("run %d was not reaped", i)
+		}
+	}
+	if finish.Err() != nil {
+		t.Error("Finish waited out its context: a program did not end when told")
+	}
+}
+
 // When the request ends first, Ask returns its context's error at once,
 // and the program is told that the request closed.
 func TestBackendEndedFirst(t *testing.T) {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -25,6 +27,11 @@ const finishLimit = 15 * time.Second
 // Everything it is told comes on stdin, as JSON, so that the tokens never
 // show in the process list.
 func Main() int {
+	// Told by its caller when to end, never by the caller's terminal: a
+	// Ctrl-C or a hang-up reaches the whole process group, and the phone's
+	// follow-up must still go out. A caller gone is an end of stdin, and a
+	// write to it must not kill the program before the follow-up either.
+	signal.Ignore(os.Interrupt, syscall.SIGHUP, syscall.SIGPIPE)
 	if len(os.Args) == 2 {
 		switch os.Args[1] {
 		case "ask":
