@@ -94,7 +94,7 @@ func TestRealDialogChoosePendingThenCollect(t *testing.T) {
 	args := chooseArgs(title, "--json", "--wait", "2s")
 	o := h.Run(args...)
 	h.Expect(o, 3, lifecycle.StatusPending)
-	h.Press(title, "End") // qa is the last row
+	h.SelectLastRow(title) // qa is the last row
 	h.Key(title, "Return")
 	h.AnsweredAt(o.Res.Key)
 	o = h.Run(args...)
@@ -232,7 +232,7 @@ func TestRealDialogChooseOther(t *testing.T) {
 	title := h.Title("RD-other")
 	args := chooseArgs(title, "--json", "--other")
 	r := h.Start(args...)
-	h.Press(title, "End") // Other… is the last row
+	h.SelectLastRow(title) // Other… is the last row
 	h.Key(title, "Return")
 	h.TypeInto(title, "canary 5 percent", true)
 	h.Key(title, "Return")
@@ -249,7 +249,7 @@ func TestRealDialogChooseOther(t *testing.T) {
 
 	title = h.Title("RD-other-cancel")
 	r = h.Start(chooseArgs(title, "--json", "--other")...)
-	h.Press(title, "End") // Other… is the last row
+	h.SelectLastRow(title) // Other… is the last row
 	h.Key(title, "Return")
 	h.Key(title, "Escape")
 	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)

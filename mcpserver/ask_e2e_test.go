@@ -37,7 +37,7 @@ func TestMCPRealAsk(t *testing.T) {
 	title := h.Title("MCP-ask-one")
 	done := s.Start("ask", map[string]any{"title": title, "message": "Deploy to?", "options": []any{
 		map[string]any{"label": "staging", "description": "the staging cluster"}, map[string]any{"label": "production"}}})
-	h.Press(title, "End")
+	h.SelectLastRow(title)
 	h.Key(title, "Return")
 	c := e2e.AwaitCall(t, done, 40*time.Second)
 	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "The person chose: production.")

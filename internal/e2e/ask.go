@@ -32,6 +32,18 @@ func (h *Harness) Press(title string, keys ...string) {
 	h.Acted = time.Now()
 }
 
+// SelectLastRow moves the selection of the list titled title to its last
+// row, with End, without closing the dialog. End is pressed three times,
+// 250 ms apart: it is idempotent, and GTK drops a key that comes in the
+// first moments after its window takes the focus, which on a busy machine
+// can be after the window has kept its layout for WaitStable's 400 ms.
+func (h *Harness) SelectLastRow(title string) {
+	h.T.Helper()
+	defer h.focus(title)()
+	Xdotool(h.T, "key", "--delay", "250", "End", "End", "End")
+	h.Acted = time.Now()
+}
+
 // Tick clicks the check boxes of rows of the --multiple list titled title,
 // counted from 0. The list starts under a one-line message (tests pass
 // --no-origin): GTK 3 zenity draws the first row's box at (25, 46) of the
