@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ask-confirm/ask-confirm/internal/gosrc"
 	"github.com/ask-confirm/ask-confirm/internal/mdtable"
 )
 
@@ -183,24 +185,11 @@ func packageConsts(t *testing.T, dir string) map[string]string {
 		if strings.HasSuffix(file, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		consts, err := gosrc.StringConsts(file, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, n := range vs.Names {
-						if i < len(vs.Values) {
-							if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								out[n.Name], _ = strconv.Unquote(lit.Value)
-							}
-						}
-					}
-				}
-			}
-		}
+		maps.Copy(out, consts)
 	}
 	return out
 }

@@ -517,3 +517,19 @@ func TestDialogAnswerIsReturnedBeforeDecidingTheChannel(t *testing.T) {
 		t.Fatalf("after a failed dialog: %+v after %d detections", r, detected)
 	}
 }
+
+// A Channel another program may answer (an MCP client's form, not
+// Attached) keeps its requests apart from the dialog's both ways: a
+// dialog's answer is not returned to the question asked through it, which
+// is asked through the Channel anew.
+func TestDetachedChannelDoesNotTakeADialogsAnswer(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	te.seedAnswer(c, store.Approved, time.Second)
+	b.answers <- channelAnswer{approved: false}
+	if r := te.ask(c); r.ExitCode != ExitDenied || r.Remembered || len(b.asked) != 1 {
+		t.Fatalf("%+v after %d asks through the channel; want the form asked, and its deny", r, len(b.asked))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ask-confirm/ask-confirm/internal/gosrc"
 	"github.com/ask-confirm/ask-confirm/internal/mdtable"
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -144,42 +145,12 @@ func resultStatuses(t *testing.T) []string {
 	return out
 }
 
-// stringConsts returns the string constants that file declares, by name:
-// those given as a literal, or as string(store.Name) of a constant in
-// store; with typ, only those declared with that type.
-func stringConsts(t *testing.T, file string, store map[string]string, typ string) map[string]string {
+// stringConsts is gosrc.StringConsts, failing the test on an error.
+func stringConsts(t *testing.T, file string, outside map[string]string, typ string) map[string]string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	consts, err := gosrc.StringConsts(file, outside, typ)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.CONST {
-			continue
-		}
-		for _, spec := range g.Specs {
-			vs := spec.(*ast.ValueSpec)
-			if id, ok := vs.Type.(*ast.Ident); typ != "" && (!ok || id.Name != typ) {
-				continue
-			}
-			for i, n := range vs.Names {
-				if i >= len(vs.Values) {
-					continue
-				}
-				switch v := vs.Values[i].(type) {
-				case *ast.BasicLit:
-					if v.Kind == token.STRING {
-						out[n.Name], _ = strconv.Unquote(v.Value)
-					}
-				case *ast.CallExpr:
-					if sel, ok := v.Args[0].(*ast.SelectorExpr); ok && store[sel.Sel.Name] != "" {
-						out[n.Name] = store[sel.Sel.Name]
-					}
-				}
-			}
-		}
-	}
-	return out
+	return consts
 }
