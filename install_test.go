@@ -11,7 +11,7 @@ import (
 // four programs and nothing else, on every OS a release is built for:
 // helper programs (the docs generator, the Wine tests' window inspector)
 // live in modules of their own or behind the e2e build tag.
-func TestInstallPatternBuildsThreePrograms(t *testing.T) {
+func TestInstallPatternBuildsTheFourPrograms(t *testing.T) {
 	want := []string{
 		"github.com/ask-confirm/ask-confirm",
 		"github.com/ask-confirm/ask-confirm/askpass/ask-confirm-askpass",
