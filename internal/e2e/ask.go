@@ -33,14 +33,25 @@ func (h *Harness) Press(title string, keys ...string) {
 }
 
 // SelectLastRow moves the selection of the list titled title to its last
-// row, with End, without closing the dialog. End is pressed three times,
-// 250 ms apart: it is idempotent, and GTK drops a key that comes in the
-// first moments after its window takes the focus, which on a busy machine
-// can be after the window has kept its layout for WaitStable's 400 ms.
+// row, with End, without closing the dialog. It presses End until the
+// window shows a selected row (RowSelected): GTK now and then drops a key
+// that comes in the first moments after its window takes the focus, even
+// after the window has kept its layout for WaitStable's 400 ms, and End is
+// idempotent. Nothing but End is pressed, so a selected row is the last;
+// and the list opens with none, which is checked first.
 func (h *Harness) SelectLastRow(title string) {
 	h.T.Helper()
+	w := h.WaitWindow(title)
 	defer h.focus(title)()
-	Xdotool(h.T, "key", "--delay", "250", "End", "End", "End")
+	// A list opens with no row selected: the check sees a difference.
+	if RowSelected(h.T, w) {
+		h.T.Fatalf("the list %s shows a selected row before any key", title)
+	}
+	Eventually(h.T, 20*time.Second, "a selected row in "+title+" after End", func() bool {
+		Xdotool(h.T, "key", "End")
+		time.Sleep(250 * time.Millisecond)
+		return RowSelected(h.T, w)
+	})
 	h.Acted = time.Now()
 }
 

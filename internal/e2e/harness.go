@@ -78,7 +78,7 @@ func NewFakeHarness(t *testing.T) *Harness {
 }
 
 // NewRealHarness returns a harness that shows real zenity dialogs on the
-// X server in DISPLAY. Without one (or without zenity or xdotool) the test
+// X server in DISPLAY. Without one (or without zenity, xdotool or xwd) the test
 // fails when ASK_CONFIRM_E2E=require, as scripts/test sets, and skips with
 // the reason otherwise.
 func NewRealHarness(t *testing.T) *Harness {
@@ -86,7 +86,7 @@ func NewRealHarness(t *testing.T) *Harness {
 	if os.Getenv("DISPLAY") == "" {
 		missing = append(missing, "an X server in DISPLAY")
 	}
-	realZenity := needTools(t, "real-dialog test", "run scripts/test, which installs and starts them", missing, "xdotool")
+	realZenity := needTools(t, "real-dialog test", "run scripts/test, which installs and starts them", missing, "xdotool", "xwd")
 	lockScreen(t, "x"+os.Getenv("DISPLAY"))
 	h := NewHarness(t)
 	h.Env = append(h.Env, "DISPLAY="+os.Getenv("DISPLAY"), "NO_AT_BRIDGE=1", h.realZenityPath(realZenity))
