@@ -3,8 +3,10 @@ package dialog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/ncruces/zenity"
 )
@@ -15,17 +17,50 @@ import (
 // closes) or the person closes it. It returns nil in both cases, and an
 // error only when the window could not be shown. The text is shown on one
 // line, literally.
+//
+// A window that ends sooner than anyone could have closed it is shown
+// again: GNOME zenity now and then dies by itself about 0.3 s after exec,
+// with the exit code of Cancel, before its window appears. That happens
+// at most noticeRestarts times; then the notice is an error.
 func Notice(ctx context.Context, title, text string) error {
+	return notice(ctx, title, text, noticeTooSoon)
+}
+
+const (
+	// noticeTooSoon is the earliest a person can close the window, as the
+	// engine's DefaultHumanAnswer is the earliest a person can answer.
+	noticeTooSoon  = 400 * time.Millisecond
+	noticeRestarts = 3
+)
+
+func notice(ctx context.Context, title, text string, tooSoon time.Duration) error {
 	utf8Locale()
 	if title == "" {
 		title = DefaultTitle
 	}
+	for restarts := 0; ; restarts++ {
+		started := time.Now()
+		if err := showNotice(ctx, title, text); err != nil || ctx.Err() != nil || time.Since(started) >= tooSoon {
+			return err
+		}
+		if restarts == noticeRestarts {
+			return fmt.Errorf("the window ended as it started, %d times", restarts+1)
+		}
+	}
+}
+
+// showNotice shows the window once, until ctx ends or the window does.
+func showNotice(ctx context.Context, title, text string) error {
 	dlg, err := zenity.Progress(zenity.Context(ctx), zenity.Title(title), zenity.Pulsate(), zenity.NoCancel(), zenity.AutoClose())
 	if err != nil {
 		return err
 	}
 	if err := dlg.Text(noticeText(text)); err != nil {
-		_ = dlg.Close()
+		// A program that died at once (see Notice) may have closed its
+		// input already: its exit tells.
+		if errors.Is(dlg.Close(), zenity.ErrCanceled) {
+			return nil
+		}
 		return err
 	}
 	select {
