@@ -344,3 +344,22 @@ func TestSupersedeThenAsk(t *testing.T) {
 		t.Fatalf("history %q", got)
 	}
 }
+
+// The watch of a request's callers says once that they are gone, and its
+// ticks end with that: a holder whose dialog program is slow to end, on a
+// busy machine, does not say it again.
+func TestCallerWatchSaysGoneOnce(t *testing.T) {
+	w := watchCallers(true)
+	defer w.stop()
+	w.since = time.Now().Add(-2 * callerGrace) // past the wait for a first caller
+	nobody := filepath.Join(t.TempDir(), "watch")
+	if w.gone(nobody) {
+		t.Fatal("gone after one look that found no caller")
+	}
+	if !w.gone(nobody) {
+		t.Fatal("not gone after two looks that found no caller")
+	}
+	if w.tick != nil {
+		t.Fatal("the watch still ticks after it said the callers are gone")
+	}
+}

@@ -270,7 +270,7 @@ type callerWatch struct {
 	seen   bool
 	misses int
 	ticker *time.Ticker
-	tick   <-chan time.Time // every callerTick, if the request ends with its callers; else never
+	tick   <-chan time.Time // every callerTick, if the request ends with its callers, until they are gone; else never
 }
 
 // watchCallers starts the watch of a request's callers, which looks only
@@ -315,7 +315,15 @@ func (w *callerWatch) gone(watchFile string) bool {
 		return false
 	}
 	w.misses++
-	return w.misses >= 2
+	if w.misses < 2 {
+		return false
+	}
+	// Said once: the request is closing, and a later tick, which comes
+	// while the dialog program ends on a busy machine, must not say it
+	// again (a second callers-gone in the history).
+	w.stop()
+	w.tick = nil
+	return true
 }
 
 // holderLock returns the identity lock: the one handed over at lockFD, or,

@@ -134,6 +134,7 @@ func (h *Harness) realZenityPath(realZenity string) string {
 			Must(h.T, copyFile(LookPathOrFail(h.T, name), filepath.Join(bin, name)))
 		}
 	}
+	h.recordZenity(bin, filepath.Join(realZenity, "zenity"))
 	path := []string{bin}
 	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
 		if _, err := os.Stat(filepath.Join(p, "zenity")); err == nil && p != realZenity {
@@ -142,6 +143,24 @@ func (h *Harness) realZenityPath(realZenity string) string {
 		path = append(path, p)
 	}
 	return "PATH=" + strings.Join(path, string(filepath.ListSeparator))
+}
+
+// recordZenity puts a zenity in bin that notes the time it starts and then
+// becomes the real one (exec, so that a kill reaches it), its stderr added
+// to a file that a failed test prints. GNOME zenity now and then ends as
+// it starts, with Cancel's code; what it said then is the only clue.
+func (h *Harness) recordZenity(bin, real string) {
+	log := filepath.Join(h.Dir, "zenity-stderr.log")
+	script := "#!/bin/sh\n" +
+		"echo \"$(date +%T.%N) zenity $$: $*\" >> '" + log + "'\n" +
+		"exec '" + real + "' \"$@\" 2>> '" + log + "'\n"
+	Must(h.T, os.WriteFile(filepath.Join(bin, "zenity"), []byte(script), 0o755))
+	h.T.Cleanup(func() {
+		if h.T.Failed() {
+			b, err := os.ReadFile(log)
+			h.T.Logf("the real zenity's starts and stderr (%v):\n%s", err, b)
+		}
+	})
 }
 
 // realZenityDir returns the directory of a zenity on PATH that is not this
