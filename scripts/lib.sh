@@ -180,15 +180,17 @@ need_ntfy() {
 }
 
 # start_xvfb starts a private X server on a free display number, exports
-# DISPLAY, and stops the server when the calling script exits.
+# DISPLAY, and stops the server when the calling script exits. What the
+# server says is kept in XVFB_LOG, until then, for xvfb_log_tail.
 start_xvfb() {
   local n
   for n in $(seq 91 140); do
     [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break
   done
-  Xvfb ":$n" -screen 0 1920x1200x24 -nolisten tcp >/dev/null 2>&1 &
+  XVFB_LOG=$(mktemp)
+  Xvfb ":$n" -screen 0 1920x1200x24 -nolisten tcp >"$XVFB_LOG" 2>&1 &
   XVFB_PID=$!
-  at_exit "kill $XVFB_PID 2>/dev/null || true"
+  at_exit "kill $XVFB_PID 2>/dev/null || true; rm -f '$XVFB_LOG'"
   local i
   for i in $(seq 1 400); do
     [ -S "/tmp/.X11-unix/X$n" ] && break
@@ -199,6 +201,13 @@ start_xvfb() {
     exit 1
   fi
   export DISPLAY=":$n"
+}
+
+# xvfb_log_tail prints the last lines the X server of start_xvfb wrote,
+# after a failed test: a refused client or a crash shows there.
+xvfb_log_tail() {
+  echo "==== the last lines Xvfb ($DISPLAY) wrote ===="
+  tail -n 40 "$XVFB_LOG"
 }
 
 # start_sway starts a private, headless sway (a wlroots Wayland compositor
