@@ -18,18 +18,22 @@ import (
 // error only when the window could not be shown. The text is shown on one
 // line, literally.
 //
-// A window that ends sooner than anyone could have closed it is shown
-// again: GNOME zenity now and then dies by itself about 0.3 s after exec,
-// with the exit code of Cancel, before its window appears. That happens
+// A window that ends sooner than anyone would have closed it is shown
+// again: GNOME zenity now and then dies by itself about 0.3 s after exec
+// (later on a busy machine), with the exit code of Cancel, before its
+// window appears. That happens
 // at most noticeRestarts times; then the notice is an error.
 func Notice(ctx context.Context, title, text string) error {
 	return notice(ctx, title, text, noticeTooSoon)
 }
 
 const (
-	// noticeTooSoon is the earliest a person can close the window, as the
-	// engine's DefaultHumanAnswer is the earliest a person can answer.
-	noticeTooSoon  = 400 * time.Millisecond
+	// noticeTooSoon is the earliest a person closes the window: it has
+	// nothing to answer, only the window's close button, and a person
+	// reads it first. It is longer than the engine's DefaultHumanAnswer,
+	// as a needless restart costs nothing here: on a busy machine GNOME
+	// zenity has been seen to die by itself 0.85 s after exec.
+	noticeTooSoon  = 2 * time.Second
 	noticeRestarts = 3
 )
 
