@@ -44,7 +44,13 @@ func notice(ctx context.Context, title, text string, tooSoon time.Duration) erro
 	}
 	for restarts := 0; ; restarts++ {
 		started := time.Now()
-		if err := showNotice(ctx, title, text); err != nil || ctx.Err() != nil || time.Since(started) >= tooSoon {
+		err := showNotice(ctx, title, text)
+		switch {
+		case ctx.Err() != nil:
+			// Ended by the caller (ssh's SIGTERM), even as a window
+			// started or took its text: the notice did its job.
+			return nil
+		case err != nil || time.Since(started) >= tooSoon:
 			return err
 		}
 		if restarts == noticeRestarts {

@@ -345,21 +345,25 @@ func TestSupersedeThenAsk(t *testing.T) {
 	}
 }
 
-// The watch of a request's callers says once that they are gone, and its
-// ticks end with that: a holder whose dialog program is slow to end, on a
-// busy machine, does not say it again.
-func TestCallerWatchSaysGoneOnce(t *testing.T) {
+// The watch of a request's callers finds them gone at the second look
+// that misses them, whether the first was the look at "shown" or a tick,
+// and ticks no more once stopped: the holder stops it as it says they are
+// gone, so that a later tick, while the dialog program ends on a busy
+// machine, does not say it again.
+func TestCallerWatchFindsThemGoneAndStops(t *testing.T) {
 	w := watchCallers(true)
 	defer w.stop()
 	w.since = time.Now().Add(-2 * callerGrace) // past the wait for a first caller
 	nobody := filepath.Join(t.TempDir(), "watch")
-	if w.gone(nobody) {
-		t.Fatal("gone after one look that found no caller")
+	w.look(nobody)
+	if w.tick == nil {
+		t.Fatal("the look at shown ended the watch")
 	}
 	if !w.gone(nobody) {
 		t.Fatal("not gone after two looks that found no caller")
 	}
+	w.stop()
 	if w.tick != nil {
-		t.Fatal("the watch still ticks after it said the callers are gone")
+		t.Fatal("the watch still ticks after it stopped")
 	}
 }

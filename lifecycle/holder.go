@@ -177,6 +177,9 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 			if callers.gone(e.paths.WatchFile(id)) {
 				e.logEventOrWarn("callers-gone", rec, "", msgCallersGone)
 				cancel(closeAskedAs(store.Withdrawn))
+				// Said once: a later tick, which comes while the dialog
+				// program ends on a busy machine, must not say it again.
+				callers.stop()
 			}
 		case ans := <-answers:
 			final, err := e.recordAnswer(dctx, id, rec, req, ans, e.now().Sub(started), pid)
@@ -270,7 +273,7 @@ type callerWatch struct {
 	seen   bool
 	misses int
 	ticker *time.Ticker
-	tick   <-chan time.Time // every callerTick, if the request ends with its callers, until they are gone; else never
+	tick   <-chan time.Time // every callerTick, if the request ends with its callers, until stop; else never
 }
 
 // watchCallers starts the watch of a request's callers, which looks only
@@ -291,10 +294,12 @@ func (w *callerWatch) look(watchFile string) {
 	}
 }
 
+// stop ends the watch: it ticks no more.
 func (w *callerWatch) stop() {
 	if w.ticker != nil {
 		w.ticker.Stop()
 	}
+	w.tick = nil
 }
 
 // callerGrace is how long a holder waits for the first caller to watch
@@ -315,15 +320,7 @@ func (w *callerWatch) gone(watchFile string) bool {
 		return false
 	}
 	w.misses++
-	if w.misses < 2 {
-		return false
-	}
-	// Said once: the request is closing, and a later tick, which comes
-	// while the dialog program ends on a busy machine, must not say it
-	// again (a second callers-gone in the history).
-	w.stop()
-	w.tick = nil
-	return true
+	return w.misses >= 2
 }
 
 // holderLock returns the identity lock: the one handed over at lockFD, or,

@@ -65,7 +65,7 @@ func newTmuxHarness(t *testing.T) *tmuxHarness {
 	var launcher strings.Builder
 	launcher.WriteString("#!/bin/sh\nexec env -i")
 	for _, kv := range h.Env {
-		launcher.WriteString(" '" + strings.ReplaceAll(kv, "'", `'\''`) + "'")
+		launcher.WriteString(" " + e2e.ShellQuote(kv))
 	}
 	launcher.WriteString(" bash --norc --noprofile -i\n")
 	e2e.Must(t, os.WriteFile(shell, []byte(launcher.String()), 0o700))

@@ -119,10 +119,10 @@ func needTools(t *testing.T, what, todo string, missing []string, tools ...strin
 	return realZenity
 }
 
-// realZenityPath links ask-confirm into a directory of the harness's own
-// and returns the PATH= variable that has it first and then the process's
-// PATH without the scripted zenity, so the holder finds the real one, in
-// realZenity.
+// realZenityPath links ask-confirm into a directory of the harness's own,
+// with a zenity that runs the real one in realZenity (recordZenity), and
+// returns the PATH= variable that has it first and then the process's PATH
+// without the scripted zenity.
 func (h *Harness) realZenityPath(realZenity string) string {
 	bin := filepath.Join(h.Dir, "bin")
 	Must(h.T, os.Mkdir(bin, 0o700))
@@ -146,18 +146,21 @@ func (h *Harness) realZenityPath(realZenity string) string {
 }
 
 // recordZenity puts a zenity in bin that notes the time it starts and then
-// becomes the real one (exec, so that a kill reaches it), its stderr added
-// to a file that a failed test prints. GNOME zenity now and then ends as
-// it starts, with Cancel's code; what it said then is the only clue.
+// becomes the real one (exec, so that a kill reaches it and its PID stays),
+// its stderr added to a file that a failed test prints. GNOME zenity now
+// and then ends as it starts, with Cancel's code; what it said then is the
+// only clue. The price: a failure the holder records no longer ends with
+// zenity's stderr (ncruces/zenity adds it to its error), which the file
+// has instead.
 func (h *Harness) recordZenity(bin, real string) {
-	log := filepath.Join(h.Dir, "zenity-stderr.log")
+	log := ShellQuote(filepath.Join(h.Dir, "zenity-stderr.log"))
 	script := "#!/bin/sh\n" +
-		"echo \"$(date +%T.%N) zenity $$: $*\" >> '" + log + "'\n" +
-		"exec '" + real + "' \"$@\" 2>> '" + log + "'\n"
+		"printf '%s zenity %s: %s\\n' \"$(date +%T.%N)\" \"$$\" \"$*\" >> " + log + "\n" +
+		"exec " + ShellQuote(real) + " \"$@\" 2>> " + log + "\n"
 	Must(h.T, os.WriteFile(filepath.Join(bin, "zenity"), []byte(script), 0o755))
 	h.T.Cleanup(func() {
 		if h.T.Failed() {
-			b, err := os.ReadFile(log)
+			b, err := os.ReadFile(filepath.Join(h.Dir, "zenity-stderr.log"))
 			h.T.Logf("the real zenity's starts and stderr (%v):\n%s", err, b)
 		}
 	})
@@ -681,4 +684,9 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// ShellQuote quotes s as one word of a POSIX shell.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

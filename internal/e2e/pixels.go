@@ -47,8 +47,9 @@ func RowSelected(t *testing.T, w string) bool {
 	return false
 }
 
-// xwdImage is the pixels of a 24- or 32-bit TrueColor window dump in the
-// X Window Dump format (XWDFileHeader, version 7), as xwd writes it.
+// xwdImage is the pixels of a TrueColor window dump, 32 bits a pixel with
+// red, green and blue a byte each (Xvfb's 24-bit screen), in the X Window
+// Dump format (XWDFileHeader, version 7), as xwd writes it.
 type xwdImage struct {
 	width, height, stride int
 	lsbFirst              bool
@@ -64,9 +65,10 @@ func parseXWD(b []byte) (*xwdImage, error) {
 	word := func(i int) int { return int(binary.BigEndian.Uint32(b[4*i:])) }
 	headerSize, version, format := word(0), word(1), word(2)
 	width, height, byteOrder := word(4), word(5), word(7)
-	bitsPerPixel, stride, colors := word(11), word(12), word(19)
-	if version != 7 || format != 2 || bitsPerPixel != 32 {
-		return nil, fmt.Errorf("version %d, format %d, %d bits a pixel; want version 7, ZPixmap (2), 32 bits", version, format, bitsPerPixel)
+	bitsPerPixel, stride, class, redMask, colors := word(11), word(12), word(13), word(14), word(19)
+	if version != 7 || format != 2 || bitsPerPixel != 32 || class != 4 || redMask != 0xff0000 {
+		return nil, fmt.Errorf("version %d, format %d, %d bits a pixel, visual class %d, red mask %#x; want version 7, ZPixmap (2), 32 bits, TrueColor (4), 0xff0000",
+			version, format, bitsPerPixel, class, redMask)
 	}
 	start := headerSize + 12*colors
 	if start < 0 || width <= 0 || height <= 0 || stride < 4*width || start+stride*height > len(b) {
