@@ -102,8 +102,16 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	// A host that stops its hook (the person answered the host's own
 	// prompt, or its timeout ran out) ends the wait: the dialog is closed
 	// and the request withdrawn before the hook exits.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	stopSignals := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
+	defer func() {
+		// The hook's answer is written: a stop now (Claude Code stops the
+		// whole tree as its holder ends the request) has nothing left to
+		// stop, and must not make the hook die by the signal, which its
+		// host would read as a failed hook, instead of exiting with it.
+		signal.Ignore(stopSignals...)
+		stop()
+	}()
 	var hostAnswered atomic.Bool
 	if w, ok := p.WatchTranscript(); ok {
 		// Claude Code takes the answer of its own prompt without a word
