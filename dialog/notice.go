@@ -19,10 +19,10 @@ import (
 // line, literally.
 //
 // A window that ends sooner than anyone would have closed it is shown
-// again: GNOME zenity now and then dies by itself about 0.3 s after exec
-// (later on a busy machine), with the exit code of Cancel, before its
-// window appears. That happens
-// at most noticeRestarts times; then the notice is an error.
+// again, at most noticeRestarts times, and then the notice is an error:
+// GNOME zenity now and then dies by itself about 0.3 s after exec (later
+// on a busy machine), with the exit code of Cancel, before its window
+// appears.
 func Notice(ctx context.Context, title, text string) error {
 	return notice(ctx, title, text, noticeTooSoon)
 }
