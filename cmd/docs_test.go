@@ -24,10 +24,7 @@ func TestDocsJSONFieldsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, row := range rows {
-		got = append(got, mdtable.Code(row[0]))
-	}
+	got := mdtable.Names(rows)
 	want := resultFields()
 	slices.Sort(got)
 	slices.Sort(want)
@@ -46,10 +43,7 @@ func TestDocsEnvironmentTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var table []string
-	for _, row := range rows {
-		table = append(table, mdtable.Code(row[0]))
-	}
+	table := mdtable.Names(rows)
 	slices.Sort(table)
 	if !slices.Equal(table, topic) {
 		t.Errorf("docs/trust-and-files.md lists %v; help environment %v", table, topic)

@@ -63,10 +63,7 @@ func TestDocsHistoryEventsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, row := range rows {
-		got = append(got, mdtable.Code(row[0]))
-	}
+	got := mdtable.Names(rows)
 	want := map[string]bool{}
 	for _, s := range storeStatuses(t) {
 		if s.Final() {

@@ -51,3 +51,12 @@ func Rows(path, heading string) ([][]string, error) {
 // Code returns the cell's text without its backticks: the value a
 // first-column cell such as `approved` names.
 func Code(cell string) string { return strings.Trim(cell, "`") }
+
+// Names returns what the first cell of each row names (Code), in order.
+func Names(rows [][]string) []string {
+	names := make([]string, 0, len(rows))
+	for _, row := range rows {
+		names = append(names, Code(row[0]))
+	}
+	return names
+}
