@@ -517,21 +517,34 @@ func (h *Harness) Windows(title string) []string {
 func (h *Harness) WaitWindow(title string) string {
 	h.T.Helper()
 	var ws []string
-	most := 0
+	most, late := 0, ""
 	h.T.Cleanup(func() {
 		if h.T.Failed() && len(ws) != 1 {
 			// What the screen held, to tell a window that never mapped
 			// from one too many.
-			h.T.Logf("windows titled %s: %d at the end, at most %d at once; every window: %s", title, len(ws), most,
-				XdotoolMaybe("search", "--onlyvisible", "--name", "."))
+			h.T.Logf("windows titled %s: %d at the end, at most %d at once; every window: %s%s", title, len(ws), most,
+				XdotoolMaybe("search", "--onlyvisible", "--name", "."), late)
 		}
 	})
+	start := time.Now()
 	Eventually(h.T, 30*time.Second, "one window titled "+title, func() bool {
 		ws = h.Windows(title)
 		most = max(most, len(ws))
+		if most == 0 && late == "" && time.Since(start) > 5*time.Second {
+			late = lateWindow(title)
+		}
 		return len(ws) == 1
 	})
 	return ws[0]
+}
+
+// lateWindow says, while a window is late, whether a window of that title
+// exists unmapped, and where each zenity process is: a zenity that waits
+// in its start shows there, and is gone by the time the test gives up.
+func lateWindow(title string) string {
+	ps, _ := exec.Command("ps", "-o", "pid,ppid,stat,etime,wchan:24,args", "-C", "zenity").CombinedOutput()
+	return fmt.Sprintf("\nafter 5 s: windows of that title, mapped or not: %q; zenity processes:\n%s",
+		XdotoolMaybe("search", "--name", "^"+regexp.QuoteMeta(title)+"$"), ps)
 }
 
 // WaitStable waits until window w has kept the same geometry for 400 ms:
