@@ -154,7 +154,7 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 	defer closeTerminal()
 	if a.progress != nil {
 		// Not on the terminal: the prompt counts down itself there.
-		call.Watch = countdown{a.progress}
+		call.Watch = countdown{a.progress, a.engine.Now}
 	}
 	r, err := a.engine.Ask(ctx, call)
 	promptDone()
@@ -204,10 +204,13 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 // countdown is the Watcher for a person watching a terminal. It
 // rewrites one line and clears it when the wait ends, so the final one-line
 // outcome stands alone.
-type countdown struct{ w io.Writer }
+type countdown struct {
+	w   io.Writer
+	now func() time.Time
+}
 
 func (c countdown) Waiting(left time.Duration, until time.Time) {
-	fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left.Round(time.Second), until.Local().Format("15:04:05"))
+	fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left.Round(time.Second), dialog.ClockSeconds(until.Local(), c.now()))
 }
 
 func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }

@@ -135,7 +135,7 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	case ctx.Err() != nil:
 		stopped = hook.StoppedBySignal
 	}
-	resp := p.Respond(r, s, stopped)
+	resp := p.Respond(r, s, stopped, a.engine.Now())
 	if _, err := a.stdout.Write(resp.Stdout); err != nil {
 		a.out.error(fmt.Sprintf(msgHookWrite, h.Name, err))
 		return &exitError{hook.ExitNoDecision}

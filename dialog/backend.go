@@ -76,11 +76,11 @@ func (Zenity) Ask(ctx context.Context, r Request) (Answer, error) {
 	var err error
 	switch r.Kind {
 	case Choose:
-		ans, err = choose(r, r.Shown(closes), opts)
+		ans, err = choose(r, r.Shown(closes, time.Now()), opts)
 	case Input:
-		ans, err = input(r, r.Shown(closes), opts)
+		ans, err = input(r, r.Shown(closes, time.Now()), opts)
 	default:
-		ans, err = confirm(r, r.Shown(closes), opts)
+		ans, err = confirm(r, r.Shown(closes, time.Now()), opts)
 	}
 	switch {
 	case ctx.Err() != nil:

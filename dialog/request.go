@@ -95,14 +95,14 @@ type Request struct {
 
 // Shown is the text the dialog shows: the message, then, unless Origin is
 // empty, a line saying who asks and, when closes is set, when the dialog
-// closes unanswered.
-func (r Request) Shown(closes time.Time) string {
+// closes unanswered, as Clock says it to a person reading it at now.
+func (r Request) Shown(closes, now time.Time) string {
 	if r.Origin == "" {
 		return r.Message
 	}
 	line := fmt.Sprintf(originLine, r.Origin)
 	if !closes.IsZero() {
-		line += fmt.Sprintf(originCloses, closes.Local().Format("15:04"))
+		line += fmt.Sprintf(originCloses, Clock(closes.Local(), now))
 	}
 	return r.Message + "\n\n" + line
 }

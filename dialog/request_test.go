@@ -216,16 +216,23 @@ func TestInvalidErrorUnwrap(t *testing.T) {
 func TestShownWithOrigin(t *testing.T) {
 	r := validRequest()
 	r.Message = "Ship v2?"
-	if got := r.Shown(time.Now()); got != "Ship v2?" {
+	// The test's own clock, read in the machine's zone as the dialog is.
+	now := time.Date(2026, 11, 23, 9, 30, 0, 0, time.Local)
+	if got := r.Shown(now.Add(time.Hour), now); got != "Ship v2?" {
 		t.Fatalf("without an origin: %q", got)
 	}
 	id, content := r.Identity(), r.ContentHash()
 	r.Origin = "deploy.sh in ~/src/app"
 	closes := time.Date(2026, 11, 23, 14, 5, 0, 0, time.Local)
-	if got, want := r.Shown(closes), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 14:05"; got != want {
+	if got, want := r.Shown(closes, now), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 14:05"; got != want {
 		t.Fatalf("Shown = %q, want %q", got, want)
 	}
-	if got, want := r.Shown(time.Time{}), "Ship v2?\n\nAsked by deploy.sh in ~/src/app"; got != want {
+	// Asked at 00:20 for 24 hours: the line names the day it closes.
+	asked := time.Date(2026, 11, 26, 0, 20, 0, 0, time.Local)
+	if got, want := r.Shown(asked.AddDate(0, 0, 1), asked), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 00:20 on Fri 27 Nov"; got != want {
+		t.Fatalf("Shown across midnight = %q, want %q", got, want)
+	}
+	if got, want := r.Shown(time.Time{}, now), "Ship v2?\n\nAsked by deploy.sh in ~/src/app"; got != want {
 		t.Fatalf("Shown without a deadline = %q, want %q", got, want)
 	}
 	if r.Identity() != id || r.ContentHash() != content {

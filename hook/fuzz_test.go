@@ -67,7 +67,7 @@ func FuzzHook(f *testing.F) {
 			t.Fatalf("the same input parsed again makes another request")
 		}
 		for _, r := range fuzzResults(string(data)) {
-			resp := p.Respond(r, DefaultSettings(), NotStopped)
+			resp := p.Respond(r, DefaultSettings(), NotStopped, time.Unix(1, 0))
 			verdict, _ := readResponse(t, p, resp.Stdout)
 			if resp.Code != ExitAnswered {
 				t.Fatalf("exit %d with a decision", resp.Code)

@@ -162,16 +162,16 @@ func TestRequestOfEachPayload(t *testing.T) {
 			if r.Title != c.title {
 				t.Errorf("title %q, want %q", r.Title, c.title)
 			}
-			rest := r.Shown(time.Time{})
+			rest := r.Shown(time.Time{}, time.Time{})
 			for _, w := range c.want {
 				i := strings.Index(rest, w)
 				if i < 0 {
-					t.Fatalf("the dialog lacks %q (in order):\n%s", w, r.Shown(time.Time{}))
+					t.Fatalf("the dialog lacks %q (in order):\n%s", w, r.Shown(time.Time{}, time.Time{}))
 				}
 				rest = rest[i+len(w):]
 			}
-			if !strings.HasSuffix(r.Shown(time.Time{}), c.want[len(c.want)-1]) {
-				t.Errorf("the dialog does not end with where and by whom it is asked:\n%s", r.Shown(time.Time{}))
+			if !strings.HasSuffix(r.Shown(time.Time{}, time.Time{}), c.want[len(c.want)-1]) {
+				t.Errorf("the dialog does not end with where and by whom it is asked:\n%s", r.Shown(time.Time{}, time.Time{}))
 			}
 			m := keyPattern.FindStringSubmatch(r.Key)
 			if m == nil || m[1] != p.Host.Name || m[2] != c.keyTool {
@@ -415,7 +415,7 @@ func TestHostileText(t *testing.T) {
 			if err := call.Validate(); err != nil {
 				t.Fatalf("the call does not validate: %v", err)
 			}
-			shown := call.Request.Shown(time.Time{})
+			shown := call.Request.Shown(time.Time{}, time.Time{})
 			for _, w := range c.want {
 				if !strings.Contains(shown, w) {
 					t.Errorf("the dialog lacks %q:\n%.2000s", w, shown)
@@ -534,8 +534,10 @@ func decodeStrictly(t *testing.T, out []byte, v any) {
 }
 
 func TestRespond(t *testing.T) {
+	// The test's own clock: the answer was given the same day.
 	answered := time.Date(2026, 5, 4, 14, 3, 0, 0, time.Local)
-	at := " at " + answered.Format("15:04")
+	now := answered.Add(time.Minute)
+	at := " at 14:03"
 	type want struct {
 		verdict string // allow, deny or back
 		reason  string // the reason, or the start of a hand-back's
@@ -570,7 +572,7 @@ func TestRespond(t *testing.T) {
 		p := load(t, file)
 		for _, c := range cases {
 			t.Run(file+"/"+c.name, func(t *testing.T) {
-				resp := p.Respond(c.r, DefaultSettings(), NotStopped)
+				resp := p.Respond(c.r, DefaultSettings(), NotStopped, now)
 				if resp.Code != ExitAnswered {
 					t.Fatalf("exit %d with a decision on stdout; both hosts read stdout only after exit 0", resp.Code)
 				}
@@ -683,7 +685,7 @@ func TestThousands(t *testing.T) {
 // than that its wait ran out; it never allows.
 func TestRespondWhenStopped(t *testing.T) {
 	p := load(t, "claude-code/permissionrequest-bash.json")
-	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, DefaultSettings(), StoppedBySignal)
+	r := p.Respond(lifecycle.Result{Status: lifecycle.StatusWithdrawn, ExitCode: lifecycle.ExitDenied}, DefaultSettings(), StoppedBySignal, time.Unix(1, 0))
 	out := string(r.Stdout)
 	if !strings.Contains(out, "the hook was stopped before anyone answered") || strings.Contains(out, "allow") || r.Code != ExitAnswered {
 		t.Fatalf("stopped: exit %d, %s", r.Code, out)
@@ -706,7 +708,7 @@ func TestDefer(t *testing.T) {
 	if c.Withdraw || c.Timeout != time.Hour+2*time.Minute {
 		t.Fatalf("a deferring PreToolUse call: withdraw %v, timeout %s", c.Withdraw, c.Timeout)
 	}
-	verdict, reason := readResponse(t, pre, pre.Respond(lifecycle.Result{Status: lifecycle.StatusPending, ExitCode: lifecycle.ExitPending}, s, NotStopped).Stdout)
+	verdict, reason := readResponse(t, pre, pre.Respond(lifecycle.Result{Status: lifecycle.StatusPending, ExitCode: lifecycle.ExitPending}, s, NotStopped, time.Unix(1, 0)).Stdout)
 	if verdict != "defer" || !strings.Contains(reason, "claude -p --resume") {
 		t.Fatalf("an unanswered deferring call: %s %q", verdict, reason)
 	}
@@ -719,5 +721,20 @@ func TestDefer(t *testing.T) {
 	s.Defer = -time.Second
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "--defer") {
 		t.Fatalf("a negative --defer: %v", err)
+	}
+}
+
+// A remembered answer given the day before says which day: "at 23:58"
+// alone, read after midnight, reads as a minute ago.
+func TestRespondNamesTheDayOfARememberedAnswer(t *testing.T) {
+	answered := time.Date(2026, 5, 4, 23, 58, 0, 0, time.Local)
+	r := lifecycle.Result{Status: lifecycle.StatusApproved, ExitCode: lifecycle.ExitApproved, Remembered: true, AnsweredAt: answered}
+	for now, want := range map[time.Time]string{
+		answered.Add(time.Minute):                     "approved in the ask-confirm dialog at 23:58",
+		time.Date(2026, 5, 5, 0, 1, 0, 0, time.Local): "approved in the ask-confirm dialog at 23:58 on Mon 4 May",
+	} {
+		if v, reason := judge(r, time.Minute, now); v != allow || reason != want {
+			t.Errorf("read at %v: %v %q, want allow %q", now, v, reason, want)
+		}
 	}
 }

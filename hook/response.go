@@ -59,17 +59,18 @@ const (
 )
 
 // Respond turns the engine's result for p, asked with s, into the host's
-// response; stopped says whether and how the host stopped the hook first. Only a result
+// response; stopped says whether and how the host stopped the hook first,
+// and now is when the reason is read, for the day of a remembered answer. Only a result
 // approved by a person (status approved, exit 0) allows; a denial or
 // cancellation denies, with a reason for the model; a deferring call
 // (Settings.Defer) still open is deferred; anything else hands the
 // question back to the host's own prompt, saying why.
-func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop) Response {
+func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop, now time.Time) Response {
 	wait := s.Wait
 	if stopped != NotStopped {
 		wait = Stopped
 	}
-	v, reason := judge(r, wait)
+	v, reason := judge(r, wait, now)
 	if v == handBack && stopped == StoppedByHostAnswer {
 		reason = handBackPrefix + fmt.Sprintf(handBackHostAnswered, p.Host.Agent)
 	}
@@ -218,14 +219,14 @@ func preToolUseDecision(v verdict) string {
 
 // judge reads the engine's result: the verdict, and the reason the host
 // passes on.
-func judge(r lifecycle.Result, wait time.Duration) (verdict, string) {
+func judge(r lifecycle.Result, wait time.Duration, now time.Time) (verdict, string) {
 	switch r.Status {
 	case lifecycle.StatusApproved:
 		if r.ExitCode == lifecycle.ExitApproved && !r.Headless {
-			return allow, answeredAt(reasonApproved, r)
+			return allow, answeredAt(reasonApproved, r, now)
 		}
 	case lifecycle.StatusDenied:
-		return deny, answeredAt(reasonDenied, r)
+		return deny, answeredAt(reasonDenied, r, now)
 	case lifecycle.StatusCancelled:
 		return deny, reasonCancelled
 	}
@@ -233,11 +234,11 @@ func judge(r lifecycle.Result, wait time.Duration) (verdict, string) {
 }
 
 // answeredAt adds when a remembered answer was given.
-func answeredAt(reason string, r lifecycle.Result) string {
+func answeredAt(reason string, r lifecycle.Result, now time.Time) string {
 	if !r.Remembered || r.AnsweredAt.IsZero() {
 		return reason
 	}
-	return fmt.Sprintf(reasonAnsweredAt, reason, r.AnsweredAt.Local().Format("15:04"))
+	return fmt.Sprintf(reasonAnsweredAt, reason, dialog.Clock(r.AnsweredAt.Local(), now))
 }
 
 // handBackReason says why the host must ask the person itself.

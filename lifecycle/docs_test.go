@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ask-confirm/ask-confirm/internal/gosrc"
 	"github.com/ask-confirm/ask-confirm/internal/mdtable"
@@ -29,7 +30,7 @@ func TestDocsStatusTable(t *testing.T) {
 	}
 	// The statuses a request's record ends in, with the codes fromRecord gives.
 	for _, s := range storeStatuses(t) {
-		if r := fromRecord(store.Record{Status: s}, false); r.Status != StatusPending {
+		if r := fromRecord(store.Record{Status: s}, false, time.Unix(1, 0)); r.Status != StatusPending {
 			want[r.Status] = r.ExitCode.String()
 		}
 	}

@@ -145,7 +145,7 @@ func (e *Engine) statusOf(rec store.Record) Result {
 			Message: msg, RetryReason: msgStaleRetry,
 		}
 	}
-	return fromRecord(rec, rec.Status.Final())
+	return fromRecord(rec, rec.Status.Final(), e.now())
 }
 
 // Entry is one stored request as list and status show it.
@@ -270,9 +270,9 @@ func (e *Engine) cancel(rec store.Record) (Result, CancelOutcome) {
 	case !found:
 		return ErrorResult(rec.Identity, ExitInternal, errors.New(msgCancelGone)), CancelledNow
 	case now.Status != store.Cancelled || now.ContentHash != rec.ContentHash:
-		return fromRecord(now, false), EndedOtherwise
+		return fromRecord(now, false, e.now()), EndedOtherwise
 	}
-	return fromRecord(now, false), CancelledNow
+	return fromRecord(now, false, e.now()), CancelledNow
 }
 
 // Forget drops the ended requests among ids, so the next identical request

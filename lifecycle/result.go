@@ -68,8 +68,9 @@ const (
 )
 
 // fromRecord turns the record of this invocation's own request into a
-// result. Only a record whose status is Approved gives exit 0.
-func fromRecord(rec store.Record, remembered bool) Result {
+// result, its times said to a person reading it at now. Only a record whose
+// status is Approved gives exit 0.
+func fromRecord(rec store.Record, remembered bool, now time.Time) Result {
 	r := Result{
 		Key:         rec.Identity,
 		Remembered:  remembered,
@@ -82,7 +83,7 @@ func fromRecord(rec store.Record, remembered bool) Result {
 	case store.Approved:
 		r.Status, r.ExitCode = StatusApproved, ExitApproved
 		r.Message = msgApproved
-		answered(&r, rec)
+		answered(&r, rec, now)
 	case store.Denied:
 		r.Status, r.ExitCode = StatusDenied, ExitDenied
 		r.Message = msgDenied
@@ -118,14 +119,14 @@ func fromRecord(rec store.Record, remembered bool) Result {
 		r.Message = fmt.Sprintf(msgAnsweredBy, r.Message)
 	}
 	if remembered && r.ExitCode != ExitInternal {
-		r.Message = fmt.Sprintf(msgRemembered, r.Message, rec.EndedAt.Local().Format(time.TimeOnly))
+		r.Message = fmt.Sprintf(msgRemembered, r.Message, dialog.ClockSeconds(rec.EndedAt.Local(), now))
 	}
 	return r
 }
 
 // answered fills in what the person answered beyond approving rec: the
 // choice or the text, and how long an approve-for approval lasts.
-func answered(r *Result, rec store.Record) {
+func answered(r *Result, rec store.Record, now time.Time) {
 	r.Other = rec.Kind == dialog.Choose && rec.Typed
 	// The one-line message names the labels, never text of the person's
 	// own, which goes to stdout only.
@@ -150,7 +151,7 @@ func answered(r *Result, rec store.Record) {
 		r.Message = fmt.Sprintf(msgNoAnswer, rec.Kind)
 	case rec.ApprovedFor > 0:
 		r.ApprovedUntil = rec.EndedAt.Add(rec.ApprovedFor)
-		r.Message = fmt.Sprintf(msgApprovedFor, dialog.ShortDuration(rec.ApprovedFor), r.ApprovedUntil.Local().Format(time.TimeOnly))
+		r.Message = fmt.Sprintf(msgApprovedFor, dialog.ShortDuration(rec.ApprovedFor), dialog.ClockSeconds(r.ApprovedUntil.Local(), now))
 	}
 }
 

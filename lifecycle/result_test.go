@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -70,7 +71,7 @@ func TestFromRecord(t *testing.T) {
 					ShownAt:     requested.Add(time.Second),
 					EndedAt:     ended,
 				}
-				r := fromRecord(rec, remembered)
+				r := fromRecord(rec, remembered, requested)
 				if r.Status != c.word || r.ExitCode != c.code {
 					t.Fatalf("status %q gives %q exit %d, want %q exit %d", c.status, r.Status, r.ExitCode, c.word, c.code)
 				}
@@ -119,11 +120,37 @@ func TestFromRecord(t *testing.T) {
 // A record that never rendered says so, so a caller can tell "nobody saw
 // it" from "somebody saw it and did not answer".
 func TestFromRecordNotRendered(t *testing.T) {
-	r := fromRecord(store.Record{Status: store.Failed, Reason: "no window"}, false)
+	r := fromRecord(store.Record{Status: store.Failed, Reason: "no window"}, false, time.Unix(1, 0))
 	if r.Rendered {
 		t.Errorf("a record with no shown time is reported as rendered")
 	}
 	if r.ExitCode != ExitFailed || !strings.Contains(r.Message, "no window") {
 		t.Errorf("failed record gives exit %d and message %q", r.ExitCode, r.Message)
+	}
+}
+
+// A remembered answer and an approval for a period say their times with
+// the day when it is not the day the result is read: an approval for a
+// week, given at 14:05, does not read as ending today at 14:05.
+func TestFromRecordNamesTheDay(t *testing.T) {
+	ended := time.Date(2026, 11, 22, 14, 5, 0, 0, time.Local)
+	rec := store.Record{Identity: "id-1", Kind: dialog.Confirm, Status: store.Approved, RequestedAt: ended.Add(-time.Minute), EndedAt: ended, ApprovedFor: 7 * 24 * time.Hour}
+	cases := []struct {
+		name       string
+		remembered bool
+		now        time.Time
+		want       string
+	}{
+		{"given now", false, ended.Add(time.Second), "approved for 168h, until 14:05:00 on Sun 29 Nov"},
+		{"remembered the next morning", true, time.Date(2026, 11, 23, 9, 0, 0, 0, time.Local),
+			"approved for 168h, until 14:05:00 on Sun 29 Nov (remembered answer from 14:05:00 on Sun 22 Nov)"},
+		{"remembered the same day", true, ended.Add(time.Hour), "(remembered answer from 14:05:00)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if r := fromRecord(rec, c.remembered, c.now); !strings.HasSuffix(r.Message, c.want) || r.ExitCode != ExitApproved {
+				t.Fatalf("message %q (exit %d), want it to end %q", r.Message, r.ExitCode, c.want)
+			}
+		})
 	}
 }

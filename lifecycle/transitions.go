@@ -42,7 +42,7 @@ func (e *Engine) deliver(rec store.Record, first bool, keep reuse, collect bool)
 	case first:
 		e.logEventOrWarn("reused", rec, string(rec.Status), "")
 	}
-	return fromRecord(rec, first), true
+	return fromRecord(rec, first, e.now()), true
 }
 
 // markCollected records that rec's answer has reached a caller, unless the
@@ -126,7 +126,7 @@ func (e *Engine) giveUp(rec store.Record, attempts int) Result {
 		return e.StoreError(rec.Identity, err)
 	}
 	rec.Status, rec.Reason = store.Failed, reason
-	return fromRecord(rec, false)
+	return fromRecord(rec, false, e.now())
 }
 
 // closeRequest asks the holder of rec to close its dialog and end the

@@ -121,7 +121,7 @@ func (w *waiter) run(ctx context.Context) Result {
 		case stepReplaced:
 			rec := s.rec
 			rec.Status, rec.EndedAt = store.Superseded, time.Time{}
-			return fromRecord(rec, false)
+			return fromRecord(rec, false, e.now())
 		case stepGiveUp:
 			return e.giveUp(s.rec, maxAttempts)
 		case stepSupersede:
@@ -173,7 +173,7 @@ func (w *waiter) report(s sighting) (r Result, again bool) {
 		}
 		return Result{}, true
 	}
-	return fromRecord(s.rec, false), false
+	return fromRecord(s.rec, false, w.e.now()), false
 }
 
 // ask starts asking, attempt number attempt, as prepare chose: through

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -142,7 +143,7 @@ func invalidAsk(err error) error {
 
 // askAnswer is answer, with the answer and the sentence a model reads.
 func (s *server) askAnswer(r lifecycle.Result, kind string) (*mcp.CallToolResult, *askOutput, error) {
-	res, out, err := s.answer(r, askText(r, kind))
+	res, out, err := s.answer(r, askText(r, kind, s.engine.Now()))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,11 +159,12 @@ func withAnswer(out *toolOutput, r lifecycle.Result) *askOutput {
 	return ao
 }
 
-// askText is the sentence a model reads for an ask call's result.
-func askText(r lifecycle.Result, kind string) string {
+// askText is the sentence a model reads for an ask call's result, read at
+// now.
+func askText(r lifecycle.Result, kind string, now time.Time) string {
 	again := ""
 	if r.Remembered {
-		again = fmt.Sprintf(mcpAskRemembered, r.AnsweredAt.Local().Format("15:04:05"))
+		again = fmt.Sprintf(mcpAskRemembered, dialog.ClockSeconds(r.AnsweredAt.Local(), now))
 	}
 	switch r.Status {
 	case lifecycle.StatusApproved:

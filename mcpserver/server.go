@@ -290,9 +290,9 @@ func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 		return nil, nil, s.operatorError(err)
 	}
 	r := s.engine.StatusOf(rec)
-	text := confirmText(r)
+	text := confirmText(r, s.engine.Now())
 	if rec.Kind != dialog.Confirm {
-		text = askText(r, rec.Kind)
+		text = askText(r, rec.Kind, s.engine.Now())
 	}
 	if r.Status == lifecycle.StatusPending && rec.Final {
 		text = fmt.Sprintf(mcpStale, rec.Status)
@@ -317,7 +317,7 @@ func (s *server) cancel(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 		return s.answer(r, fmt.Sprintf(mcpNothingOpen, rec.Status))
 	case lifecycle.EndedOtherwise:
 		// The person (or a newer request) got there first.
-		return s.answer(r, fmt.Sprintf(mcpCancelTooLate, confirmText(r)))
+		return s.answer(r, fmt.Sprintf(mcpCancelTooLate, confirmText(r, s.engine.Now())))
 	default:
 		text := mcpCancelDone
 		if r.ExitCode == lifecycle.ExitInternal {
@@ -340,7 +340,7 @@ func (s *server) answer(r lifecycle.Result, text string) (*mcp.CallToolResult, *
 		return nil, nil, fmt.Errorf(mcpInternal, msg)
 	}
 	if text == "" {
-		text = confirmText(r)
+		text = confirmText(r, s.engine.Now())
 	}
 	out := &toolOutput{
 		Status:      r.Status,
@@ -366,9 +366,9 @@ func (s *server) operatorError(err error) error {
 }
 
 // confirmText is the sentence a model reads for the result of a confirm
-// call.
-func confirmText(r lifecycle.Result) string {
-	at := r.AnsweredAt.Local().Format(time.TimeOnly)
+// call, read at now.
+func confirmText(r lifecycle.Result, now time.Time) string {
+	at := dialog.ClockSeconds(r.AnsweredAt.Local(), now)
 	switch r.Status {
 	case lifecycle.StatusApproved:
 		if r.Remembered {
@@ -434,7 +434,7 @@ func (p *progressNotifier) Waiting(left time.Duration, until time.Time) {
 		Progress:      progress,
 		Total:         p.total,
 		Message: fmt.Sprintf(mcpProgress,
-			left.Round(time.Second), until.Local().Format(time.TimeOnly)),
+			left.Round(time.Second), dialog.ClockSeconds(until.Local(), p.now())),
 	})
 }
 

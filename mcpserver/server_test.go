@@ -17,7 +17,7 @@ func TestConfirmTextOnlyApprovalReadsAsYes(t *testing.T) {
 		lifecycle.StatusSuperseded, lifecycle.StatusHeadless, lifecycle.StatusFailed, lifecycle.StatusError, "some future status",
 	} {
 		for _, remembered := range []bool{false, true} {
-			text := confirmText(lifecycle.Result{Status: status, Remembered: remembered, AnsweredAt: at, Message: "the CLI's message"})
+			text := confirmText(lifecycle.Result{Status: status, Remembered: remembered, AnsweredAt: at, Message: "the CLI's message"}, at)
 			yes := strings.HasPrefix(text, "The person approved")
 			switch {
 			case status == lifecycle.StatusApproved && !yes:
@@ -30,5 +30,18 @@ func TestConfirmTextOnlyApprovalReadsAsYes(t *testing.T) {
 				t.Errorf("%s (remembered %v): %q does not say not to proceed", status, remembered, text)
 			}
 		}
+	}
+}
+
+// A remembered answer given the day before says which day.
+func TestConfirmTextNamesTheDayOfARememberedAnswer(t *testing.T) {
+	at := time.Date(2026, 11, 22, 23, 59, 0, 0, time.Local)
+	r := lifecycle.Result{Status: lifecycle.StatusApproved, Remembered: true, AnsweredAt: at}
+	if got, want := confirmText(r, at.Add(time.Minute)), "The person approved (a remembered answer, given at 23:59:00 on Sun 22 Nov)."; got != want {
+		t.Errorf("read after midnight: %q, want %q", got, want)
+	}
+	r.Answer = "staging"
+	if got, want := askText(r, "choose", at.Add(time.Second)), "(A remembered answer, given at 23:59:00.)"; !strings.Contains(got, want) {
+		t.Errorf("read the same day: %q, want it to hold %q", got, want)
 	}
 }

@@ -96,8 +96,10 @@ func question(title string) dialog.Request {
 // phone's follow-up) and Finish waits for it.
 func TestBackendAnswersThroughTheProgram(t *testing.T) {
 	b, ignored, out := fakeBackend(t)
-	closes := time.Date(2026, 11, 26, 14, 5, 0, 0, time.UTC)
-	ctx, stop := context.WithDeadline(context.Background(), closes.Add(time.Hour))
+	// A deadline is a time on the clock the context runs by: an hour
+	// from whenever the test runs, never a date written here.
+	closes := time.Now().Add(time.Hour)
+	ctx, stop := context.WithDeadline(context.Background(), closes)
 	defer stop()
 	ctx, end := context.WithCancelCause(ctx)
 	ans, err := b.Ask(ctx, question("approve"))
@@ -112,7 +114,7 @@ func TestBackendAnswersThroughTheProgram(t *testing.T) {
 		t.Fatal("Finish waited out its context: the program did not end")
 	}
 	got, _ := os.ReadFile(out)
-	if want := closes.Add(time.Hour).Format(time.RFC3339) + "|Approved on the phone|"; string(got) != want {
+	if want := closes.UTC().Format(time.RFC3339) + "|Approved on the phone|"; string(got) != want {
 		t.Errorf("the program was told %q, want %q", got, want)
 	}
 	if len(*ignored) != 1 || (*ignored)[0] != "a reply without an ask-confirm capability" {

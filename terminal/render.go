@@ -64,15 +64,16 @@ func expandTabs(line string) string {
 
 // header is what the prompt shows once, above its line: the title, the
 // message with the line that says who asks and when the prompt closes, and
-// for a choice its numbered options.
-func header(r dialog.Request, closes time.Time) string {
+// for a choice its numbered options. now is when it is read, for the day
+// of closes.
+func header(r dialog.Request, closes, now time.Time) string {
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
 	var b strings.Builder
 	b.WriteString(inert(title, false) + newline)
-	b.WriteString(inert(r.Shown(closes), true) + newline)
+	b.WriteString(inert(r.Shown(closes, now), true) + newline)
 	if r.Kind == dialog.Choose {
 		b.WriteString(optionList(r))
 	}

@@ -91,7 +91,7 @@ func TestHostileTextIsRefusedOrInert(t *testing.T) {
 					t.Errorf("Validate() = %v, want it refused", err)
 				}
 				q := newQuestion(r)
-				checkInert(t, header(r, time.Now().Add(time.Minute)))
+				checkInert(t, header(r, fakeEpoch.Add(time.Minute), fakeEpoch))
 				checkInert(t, q.line(time.Minute, 0))
 				checkInert(t, q.final(endCancelled, 0))
 			})
@@ -115,15 +115,20 @@ func TestTypedTextIsEchoedInert(t *testing.T) {
 
 func TestHeader(t *testing.T) {
 	closes := time.Date(2026, 11, 22, 14, 5, 0, 0, time.Local)
+	now := closes.Add(-time.Hour)
 	r := confirmRequest()
 	r.Message = "Ship v2?\n\tnow"
 	r.Origin = "deploy.sh in ~/src/app"
 	want := "Deploy\r\nShip v2?\r\n        now\r\n\r\nAsked by deploy.sh in ~/src/app · closes at 14:05\r\n"
-	if got := header(r, closes); got != want {
+	if got := header(r, closes, now); got != want {
 		t.Errorf("header\n%q, want\n%q", got, want)
 	}
+	// Read the evening before, the line names the day.
+	if got, want := header(r, closes, time.Date(2026, 11, 21, 18, 5, 0, 0, time.Local)), "closes at 14:05 on Sun 22 Nov\r\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("header the day before\n%q, want it to end %q", got, want)
+	}
 	r.Title = ""
-	if got := header(r, closes); !strings.HasPrefix(got, dialog.DefaultTitle+"\r\n") {
+	if got := header(r, closes, now); !strings.HasPrefix(got, dialog.DefaultTitle+"\r\n") {
 		t.Errorf("header without a title starts %q", got)
 	}
 
@@ -134,7 +139,7 @@ func TestHeader(t *testing.T) {
 		"  2) production (default)\r\n" +
 		"  3) canary\r\n" +
 		"  4) Other…\r\n\r\n"
-	if got := header(c, time.Time{}); got != want {
+	if got := header(c, time.Time{}, fakeEpoch); got != want {
 		t.Errorf("choice header\n%q, want\n%q", got, want)
 	}
 }

@@ -215,7 +215,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		return max(0, closes.Sub(dev.now()))
 	}
 	shown := q.line(left(), dev.width())
-	if _, err := io.WriteString(dev, header(r, closes)+shown); err != nil {
+	if _, err := io.WriteString(dev, header(r, closes, dev.now())+shown); err != nil {
 		return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
 	}
 	// Whatever was typed while the prompt was being drawn was not typed

@@ -87,6 +87,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	if cl.http == nil {
 		cl.http = &http.Client{CheckRedirect: noRedirect}
 	}
+	asked := b.now()
 	sub := b.subscribe(ctx, cl, buttons)
 	// Ask returns only once the subscription has ended: nothing is
 	// reported to Ignored after it.
@@ -104,7 +105,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
 			// have reached the phone.
-			b.tellWhenClosed(ctx, cl, r, "")
+			b.tellWhenClosed(ctx, cl, r, asked, "")
 			return dialog.Answer{}, ctx.Err()
 		}
 		return dialog.Answer{}, err
@@ -114,16 +115,16 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	case rp := <-sub.replies:
 		if ctx.Err() != nil {
 			// The request ended as the tap came: the end stands.
-			b.tellWhenClosed(ctx, cl, r, "")
+			b.tellWhenClosed(ctx, cl, r, asked, "")
 			return dialog.Answer{}, ctx.Err()
 		}
 		if rp.err != nil {
 			return dialog.Answer{}, rp.err
 		}
-		b.tellWhenClosed(ctx, cl, r, tappedText(rp.b))
+		b.tellWhenClosed(ctx, cl, r, asked, tappedText(rp.b))
 		return answerFor(r, rp.b), nil
 	case <-ctx.Done():
-		b.tellWhenClosed(ctx, cl, r, "")
+		b.tellWhenClosed(ctx, cl, r, asked, "")
 		return dialog.Answer{}, ctx.Err()
 	}
 }
@@ -215,15 +216,17 @@ func (b *Backend) subscribe(ctx context.Context, cl client, buttons []*button) *
 
 // tellWhenClosed tells the phone, once ctx ends, what became of r: ctx's
 // cause if it is a *dialog.Closed, else tapped (what the person tapped
-// here), else that r closed without an answer from the phone. It does not
+// here), else that r closed without an answer from the phone. The time it
+// names has its day when that is not the day r was asked, at asked: the
+// person reads it beside the request, maybe the next morning. It does not
 // wait: Finish does.
-func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, tapped string) {
+func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, asked time.Time, tapped string) {
 	b.followUps.Add(1)
 	go func() {
 		defer b.followUps.Done()
 		<-ctx.Done()
 		var closed *dialog.Closed
-		at := b.now().Format("15:04")
+		at := dialog.Clock(b.now().Local(), asked)
 		text := "This request closed at " + at + " without an answer from here."
 		switch {
 		case errors.As(context.Cause(ctx), &closed) && closed.What != "":
@@ -336,7 +339,7 @@ func (b *Backend) request(r dialog.Request, closes time.Time, buttons []*button)
 	m := message{
 		Topic:    b.Config.Topic,
 		Title:    title,
-		Message:  cut(r.Shown(closes), MaxMessageBytes),
+		Message:  cut(r.Shown(closes, b.now()), MaxMessageBytes),
 		Priority: 5,
 		Tags:     []string{"question"},
 	}

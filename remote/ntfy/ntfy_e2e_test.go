@@ -112,6 +112,41 @@ func TestPhoneAnswers(t *testing.T) {
 	}
 }
 
+// A request asked a minute before midnight says when it closes with the
+// day, and its follow-up, sent after midnight, names the day it was
+// answered: read the next morning, "at 00:00" alone would point at the
+// evening before. The clock is the test's, in a year long past, so that
+// the deadline, an hour from whenever the test runs, is never on its day.
+func TestPhoneNamesTheDayAcrossMidnight(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	asked := time.Date(1999, 12, 31, 23, 59, 30, 0, time.Local)
+	tapped := time.Date(2000, 1, 1, 0, 0, 30, 0, time.Local)
+	var clock atomic.Pointer[time.Time]
+	clock.Store(&asked)
+	b := &Backend{Config: configOf(s), Now: func() time.Time { return *clock.Load() }}
+	r := confirmRequest("Ship v2 to production?")
+	r.Origin = "deploy.sh in ~/src/app"
+	deadline := time.Now().Add(time.Hour)
+	ctx, stop := context.WithDeadline(context.Background(), deadline)
+	defer stop()
+	a := ask(ctx, b, r)
+	m := phone.Await(1)
+	if want := " · closes at " + dialog.Clock(deadline.Local(), asked); !strings.HasSuffix(m.Message, want) || !strings.Contains(want, " on ") {
+		t.Fatalf("the phone shows %q; want it to end %q, with the day", m.Message, want)
+	}
+	clock.Store(&tapped)
+	if code := phone.Tap(m, "Approve"); code != http.StatusOK {
+		t.Fatalf("the tap got %d", code)
+	}
+	if ans, err := a.wait(t); err != nil || !ans.Approved {
+		t.Fatalf("answer %+v, %v", ans, err)
+	}
+	if f := phone.Await(2); f.Message != "Approved on the phone at 00:00 on Sat 1 Jan 2000." {
+		t.Fatalf("follow-up %q, want it to name the day", f.Message)
+	}
+}
+
 // Replies that are not a tap on one of this request's buttons answer
 // nothing, and are reported: no capability, a malformed one, a made-up
 // one, and one from an earlier request of the same question. A thousand
