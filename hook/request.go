@@ -142,10 +142,16 @@ func (p Payload) scope() string {
 
 // message is the dialog's text: what the call will do and the agent's own
 // words about it. The line under it (origin) says by whom and where it is
-// asked.
+// asked. When what the call will do is too long to show whole, the
+// question says so: Deny, the default button, is then the only safe
+// answer unless the person knows the rest.
 func (p Payload) message(home string) string {
 	pr := p.propose()
-	parts := append([]string{pr.question, shorten(pr.subject)}, pr.notes...)
+	subject, cut := shorten(pr.subject)
+	if cut {
+		pr.question += " " + msgPartShown
+	}
+	parts := append([]string{pr.question, subject}, pr.notes...)
 	return strings.Join(parts, "\n\n")
 }
 

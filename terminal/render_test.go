@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/padding"
 )
 
 // checkInert fails the test unless out, everything the prompt wrote, is
@@ -205,5 +206,25 @@ func TestFit(t *testing.T) {
 		if c.width > 1 && utf8.RuneCountInString(got) >= c.width {
 			t.Errorf("fit(%q, %q, %d) = %q: %d columns", c.prompt, c.typed, c.width, got, utf8.RuneCountInString(got))
 		}
+	}
+}
+
+// A message padded with blank lines, spaces, tabs, Unicode spaces or line
+// separators shows its tail right under its head: the padding is a
+// marker, so nothing scrolls the head or the tail out of view.
+func TestHeaderShowsAPaddedMessageWhole(t *testing.T) {
+	for _, c := range padding.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r := confirmRequest()
+			r.Message = padding.Head + c.Pad + padding.Tail
+			got := header(r, time.Time{})
+			checkInert(t, got)
+			if !strings.HasPrefix(got, "Deploy\r\n"+padding.Head) || !strings.Contains(got, padding.Tail) {
+				t.Fatalf("header lacks the head or the tail:\n%.600q", got)
+			}
+			if lines := strings.Count(got, "\n"); lines > 5 {
+				t.Errorf("header takes %d lines:\n%.600q", lines, got)
+			}
+		})
 	}
 }
