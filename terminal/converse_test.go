@@ -376,7 +376,7 @@ func TestConverseDeadline(t *testing.T) {
 		t.Fatalf("output ends %q", out)
 	}
 	// The countdown was redrawn in place on the prompt line.
-	if !strings.Contains(out, clearLine+"(1s left) ") || !strings.Contains(out, clearLine+"(0s left) ") {
+	if !strings.Contains(out, clearToEnd+"(1s left) ") || !strings.Contains(out, clearToEnd+"(0s left) ") {
 		t.Fatalf("no countdown in %q", out)
 	}
 	checkInert(t, out)

@@ -214,8 +214,9 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		}
 		return max(0, closes.Sub(dev.now()))
 	}
-	shown := q.line(left(), dev.width())
-	if _, err := io.WriteString(dev, header(r, closes)+shown); err != nil {
+	var scr screen
+	width := dev.width()
+	if _, err := io.WriteString(dev, freshLine(width)+header(r, closes)+scr.draw(q.rows(left(), width), width)); err != nil {
 		return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
 	}
 	// Whatever was typed while the prompt was being drawn was not typed
@@ -223,7 +224,8 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	_ = dev.discard()
 	t := newTiming(dev.now().Add(guard))
 	end := func(ending string) {
-		_, _ = io.WriteString(dev, q.final(ending, dev.width()))
+		width := dev.width()
+		_, _ = io.WriteString(dev, scr.draw(q.finalRows(ending, width), width)+newline)
 	}
 	var dec decoder
 	buf := make([]byte, 256)
@@ -251,11 +253,11 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			end(ending)
 			return ans, nil
 		}
-		if now := q.line(left(), dev.width()); now != shown {
-			if _, err := io.WriteString(dev, now); err != nil {
+		width := dev.width()
+		if d := scr.draw(q.rows(left(), width), width); d != "" {
+			if _, err := io.WriteString(dev, d); err != nil {
 				return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
 			}
-			shown = now
 		}
 	}
 }
