@@ -125,8 +125,8 @@ is kept for --collect-within (15m); once received, it is returned again for
 	topicTerminal = `Where no dialog can be shown (over SSH, on a console, in docker run -it) and
 a person types at this invocation's terminal, ask-confirm asks there, on the
 terminal itself (never on stdout): y or yes and Enter approves; n, anything
-else, or Enter alone (the default, Cancel) denies; Ctrl-C or Ctrl-D cancels
-at once. choose takes an option's number, input a line. Text typed before
+else, or Enter alone (the default, Cancel) denies; Ctrl-C, Ctrl-D or Esc
+cancels at once. choose takes an option's number, input a line. Text typed before
 the prompt appeared, and a held or pasted Enter, are no answer.
 
 --no-terminal skips the terminal, and so do CI (other than false or 0),

@@ -160,7 +160,12 @@ func (p *prompt) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, erro
 	}
 	var once sync.Once
 	restoreOnce := func() { once.Do(func() { _ = restore() }) }
-	stop := onSignal(restoreOnce)
+	// A signal that ends the process ends the prompt's line first, so the
+	// shell's next words ("Terminated") start a line of their own.
+	stop := onSignal(func() {
+		_, _ = io.WriteString(p.t.dev, newline)
+		restoreOnce()
+	})
 	defer stop()
 	defer restoreOnce()
 	return converse(ctx, p.t.dev, r, p.guard)
@@ -228,6 +233,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		_, _ = io.WriteString(dev, scr.draw(q.finalRows(ending, width), width)+newline)
 	}
 	var dec decoder
+	var cancelKey key // the last cancel typed, for the ending
 	buf := make([]byte, 256)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -239,7 +245,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			return dialog.Answer{}, err
 		}
 		if t.cancelDue(dev.now()) {
-			end(endCancelled)
+			end(cancelEnding(cancelKey))
 			return dialog.Answer{}, nil
 		}
 		n, err := dev.read(buf)
@@ -249,6 +255,14 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		}
 		at := dev.now()
 		keys := dec.feed(buf[:n])
+		if n == 0 {
+			keys = append(keys, dec.idle()...)
+		}
+		for _, k := range keys {
+			if k.kind == keyCancel {
+				cancelKey = k
+			}
+		}
 		if ans, done, ending := answerOf(t, q, keys, at); done {
 			end(ending)
 			return ans, nil
@@ -269,8 +283,8 @@ func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answ
 	// passed saw none come within it. A cancel read with it still wins:
 	// the prompt looked open.
 	if ans, ok := t.settled(at); ok {
-		if slices.ContainsFunc(keys, func(k key) bool { return k.kind == keyCancel }) {
-			return dialog.Answer{}, true, endCancelled
+		if i := slices.IndexFunc(keys, func(k key) bool { return k.kind == keyCancel }); i >= 0 {
+			return dialog.Answer{}, true, cancelEnding(keys[i])
 		}
 		return ans, true, ""
 	}
@@ -282,12 +296,18 @@ func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answ
 		case stepHeld:
 			q.note = noteHeld
 			continue
+		case stepVoid:
+			q.note = noteVoid
+			if k.kind == keyEnter {
+				q.note = noteVoidEnded
+			}
+			continue
 		}
 		ans, done := q.key(k)
 		switch {
 		case !done:
 		case k.kind == keyCancel:
-			return ans, true, endCancelled
+			return ans, true, cancelEnding(k)
 		case st == stepKeyAlone:
 			t.wait(ans, at)
 		default:
@@ -295,4 +315,16 @@ func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answ
 		}
 	}
 	return dialog.Answer{}, false, ""
+}
+
+// cancelEnding is how the prompt line ends after k, a cancel: as it was
+// typed.
+func cancelEnding(k key) string {
+	switch k.r {
+	case ctrlD:
+		return endCtrlD
+	case esc:
+		return endEsc
+	}
+	return endCancelled
 }
