@@ -141,14 +141,16 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		return a.report(lifecycle.ErrorResult("", lifecycle.ExitInternal, fmt.Errorf(msgNoWorkDir, err)), o.json)
 	}
 	if !f.Changed("scope") {
-		o.call.Request.Scope = wd
+		// Shown literally: a directory whose name holds a control
+		// character is still a scope, not a --scope error.
+		o.call.Request.Scope = dialog.DirScope(wd)
 	}
 	if !o.noOrigin {
 		// Who asks: the program that ran ask-confirm, and where.
 		home, _ := os.UserHomeDir()
 		o.call.Request.Origin = dialog.Origin(platform.ProcessName(os.Getppid()), wd, home)
 	}
-	call, promptDone, closeTerminal := a.onTerminal(ctx, o)
+	call, promptDone, closeTerminal, notAsked := a.onTerminal(ctx, o)
 	// The terminal stays ours until the outcome is printed: the next
 	// prompt on it waits for that, and does not share its line.
 	defer closeTerminal()
@@ -161,6 +163,11 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 	if err != nil {
 		r = lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
 		r.Hint = hintFlag
+	}
+	if r.Headless && notAsked != "" {
+		// Nobody could be asked, yet a terminal may be right there: say
+		// why it was not asked.
+		r.Message += fmt.Sprintf(msgTerminalNotAsked, notAsked)
 	}
 	if r.Headless && r.ExitCode == lifecycle.ExitApproved && o.json {
 		// Without --json the outcome line itself says so on stderr.
@@ -177,14 +184,23 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 // shown and waits until its answer is recorded; call it before printing the
 // outcome, so the terminal is itself again. closeTerminal lets the next
 // prompt on the terminal have it; call it once the outcome is printed.
-func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func()) {
+// notAsked says why the terminal is not asked, when it is not: for the
+// outcome's line should nobody be asked at all.
+func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func(), notAsked string) {
 	call = o.call
-	if o.noTerminal || a.terminal == nil || terminalOffBy(a.getenv) != "" {
-		return call, func() {}, func() {}
+	none := func() {}
+	switch {
+	case a.terminal == nil:
+		return call, none, none, ""
+	case o.noTerminal:
+		return call, none, none, msgNoTerminalFlag
+	}
+	if why := terminalOffBy(a.getenv); why != "" {
+		return call, none, none, why
 	}
 	t, err := a.terminal()
 	if err != nil {
-		return call, func() {}, func() {}
+		return call, none, none, err.Error()
 	}
 	prompting, stop := context.WithCancel(context.WithoutCancel(ctx))
 	call.Channel = &lifecycle.Channel{
@@ -198,7 +214,7 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 	return call, func() {
 		stop()
 		a.engine.Drain()
-	}, func() { t.Close() }
+	}, func() { t.Close() }, ""
 }
 
 // countdown is the Watcher for a person watching a terminal. It
@@ -215,14 +231,14 @@ func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
 // terminalOffBy says which variable of getenv's environment turns the
 // terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any
 // value but empty), as --no-terminal does for every command run with it;
-// CI, which CI systems set for their jobs, some of which run commands under
+// CI (but false, in any case, and 0), which CI systems set for their jobs, some of which run commands under
 // a pseudo-terminal; and CLAUDECODE, which Claude Code sets for the
 // commands its agent runs. Such a terminal belongs to a program, which
 // would have to answer, or leave the prompt standing until --timeout.
 func terminalOffBy(getenv func(string) string) string {
 	for _, v := range []string{"ASK_CONFIRM_NO_TERMINAL", "CI", "CLAUDECODE"} {
 		switch val := getenv(v); {
-		case val == "", v == "CI" && (val == "false" || val == "0"):
+		case val == "", v == "CI" && (strings.EqualFold(val, "false") || val == "0"):
 		default:
 			return fmt.Sprintf(msgTerminalOffBy, v, val)
 		}

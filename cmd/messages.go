@@ -25,6 +25,10 @@ const (
 	msgRunMCP            = "running %s: %w"
 	msgDefaultTwice      = "--default is given %d times; an input starts with one text"
 	msgTerminalOffBy     = "turned off by %s=%s in the environment: no person types at this terminal"
+	// msgTerminalNotAsked follows "nobody can be asked: ..." with why the
+	// terminal was not asked either.
+	msgTerminalNotAsked = "; the terminal was not asked: %s"
+	msgNoTerminalFlag   = "--no-terminal was given"
 
 	// msgRequestLine is one request in the operators' reports: short
 	// identity, title, and what is said of it.
@@ -126,12 +130,12 @@ is kept for --collect-within (15m); once received, it is returned again for
 a person types at this invocation's terminal, ask-confirm asks there, on the
 terminal itself (never on stdout): y or yes and Enter approves; n, anything
 else, or Enter alone (the default, Cancel) denies; Ctrl-C, Ctrl-D or Esc
-cancels at once. choose takes an option's number, input a line. Text typed before
-the prompt appeared, and a held or pasted Enter, are no answer.
+cancels at once. choose takes an option's number, input a line. Text typed
+before the prompt appeared, and a held or pasted Enter, are no answer.
 
---no-terminal skips the terminal, and so do CI (other than false or 0),
-CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
---if-headless decides.
+--no-terminal skips the terminal, and so do CI (other than false, in any
+case, or 0), CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
+--if-headless decides, and its outcome says why the terminal was not asked.
 `
 	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
 
