@@ -150,13 +150,14 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		home, _ := os.UserHomeDir()
 		o.call.Request.Origin = dialog.Origin(platform.ProcessName(os.Getppid()), wd, home)
 	}
-	call, promptDone, closeTerminal, notAsked := a.onTerminal(ctx, o)
+	call, promptDone, closeTerminal, notAsked, promptHere := a.onTerminal(ctx, o)
 	// The terminal stays ours until the outcome is printed: the next
 	// prompt on it waits for that, and does not share its line.
 	defer closeTerminal()
 	if a.progress != nil {
-		// Not on the terminal: the prompt counts down itself there.
-		call.Watch = countdown{a.progress}
+		// A prompt of this invocation counts down itself, and one of
+		// another on the same terminal has the line: then it is quiet.
+		call.Watch = &countdown{w: a.progress, quiet: promptHere}
 	}
 	r, err := a.engine.Ask(ctx, call)
 	promptDone()
@@ -185,27 +186,29 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 // outcome, so the terminal is itself again. closeTerminal lets the next
 // prompt on the terminal have it; call it once the outcome is printed.
 // notAsked says why the terminal is not asked, when it is not: for the
-// outcome's line should nobody be asked at all.
-func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func(), notAsked string) {
+// outcome's line should nobody be asked at all. promptHere reports
+// whether another invocation's prompt is on this terminal now.
+func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func(), notAsked string, promptHere func() bool) {
 	call = o.call
-	none := func() {}
+	none, no := func() {}, func() bool { return false }
 	switch {
 	case a.terminal == nil:
-		return call, none, none, ""
+		return call, none, none, "", no
 	case o.noTerminal:
-		return call, none, none, msgNoTerminalFlag
+		return call, none, none, msgNoTerminalFlag, no
 	}
 	if why := terminalOffBy(a.getenv); why != "" {
-		return call, none, none, why
+		return call, none, none, why, no
 	}
 	t, err := a.terminal()
 	if err != nil {
-		return call, none, none, err.Error()
+		return call, none, none, err.Error(), no
 	}
+	locks := a.engine.Paths().Locks
 	prompting, stop := context.WithCancel(context.WithoutCancel(ctx))
 	call.Channel = &lifecycle.Channel{
 		Name:     terminal.ChannelName,
-		Backend:  t.Backend(a.engine.Paths().Locks),
+		Backend:  t.Backend(locks),
 		Context:  prompting,
 		Attached: true,
 	}
@@ -214,19 +217,65 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 	return call, func() {
 		stop()
 		a.engine.Drain()
-	}, func() { t.Close() }, ""
+	}, func() { t.Close() }, "", func() bool { return t.PromptShown(locks) }
 }
 
 // countdown is the Watcher for a person watching a terminal. It
 // rewrites one line and clears it when the wait ends, so the final one-line
-// outcome stands alone.
-type countdown struct{ w io.Writer }
-
-func (c countdown) Waiting(left time.Duration, until time.Time) {
-	fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left.Round(time.Second), until.Local().Format("15:04:05"))
+// outcome stands alone. It says where the question is open: a caller
+// that joined a question asked on another terminal, or on the phone
+// alone, would otherwise wait with nothing on its screen.
+type countdown struct {
+	w io.Writer
+	// quiet reports that another invocation's prompt has the terminal's
+	// lines: the countdown leaves them alone.
+	quiet func() bool
+	// channel and phone are how the request is asked (AskedOn).
+	channel, phone string
+	shown          bool
 }
 
-func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
+func (c *countdown) AskedOn(channel, phone string) { c.channel, c.phone = channel, phone }
+
+func (c *countdown) Waiting(left time.Duration, until time.Time) {
+	if c.quiet != nil && c.quiet() {
+		return
+	}
+	c.shown = true
+	left, at := left.Round(time.Second), until.Local().Format("15:04:05")
+	switch {
+	case c.channel == "" && c.phone == "":
+		fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left, at)
+	default:
+		fmt.Fprintf(c.w, "\r\033[K"+msgCountdownOn, askedOn(c.channel, c.phone), left, at)
+	}
+}
+
+func (c *countdown) Done() {
+	if c.shown {
+		fmt.Fprint(c.w, "\r\033[K")
+	}
+}
+
+// askedOn says where a request asked through channel, and on the phone as
+// phone says, is open.
+func askedOn(channel, phone string) string {
+	var where string
+	switch {
+	case channel == terminal.ChannelName:
+		where = msgOnAnotherTerminal
+	case channel != "":
+		where = fmt.Sprintf(msgThrough, channel)
+	case phone == "only":
+		return msgOnThePhone
+	default:
+		where = msgInTheDialog
+	}
+	if phone != "" {
+		return fmt.Sprintf(msgAndOnThePhone, where)
+	}
+	return where
+}
 
 // terminalOffBy says which variable of getenv's environment turns the
 // terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any

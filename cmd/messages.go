@@ -8,10 +8,18 @@ const (
 	msgNoMessage = "--message is required"
 	msgNoWorkDir = "finding the working directory for --scope: %w"
 	msgCountdown = "ask-confirm: waiting for answer… %s left, dialog open until %s"
-	hintFlag     = "run 'ask-confirm --help' for the flags and their limits"
-	hintFlagFor  = "run '%s --help' for the flags and their limits"
-	hintList     = "run 'ask-confirm list' for the stored requests and their keys"
-	hintHelp     = "run 'ask-confirm --help' for the commands"
+	// msgCountdownOn is the countdown of a question asked elsewhere than
+	// a dialog: where (msgOnAnotherTerminal…), how long, until when.
+	msgCountdownOn       = "ask-confirm: the question is open %s; waiting for answer… %s left, open until %s"
+	msgOnAnotherTerminal = "on another terminal"
+	msgOnThePhone        = "on the phone"
+	msgInTheDialog       = "in the dialog"
+	msgAndOnThePhone     = "%s and on the phone"
+	msgThrough           = "through %s"
+	hintFlag             = "run 'ask-confirm --help' for the flags and their limits"
+	hintFlagFor          = "run '%s --help' for the flags and their limits"
+	hintList             = "run 'ask-confirm list' for the stored requests and their keys"
+	hintHelp             = "run 'ask-confirm --help' for the commands"
 
 	msgListEmpty         = "no open requests and no remembered answers"
 	msgHolderGone        = "(holder gone)"

@@ -36,6 +36,7 @@ type fakePrompt struct {
 
 func (p *fakePrompt) Backend(string) dialog.Backend { return p }
 func (p *fakePrompt) Name() string                  { return "/dev/pts/test" }
+func (p *fakePrompt) PromptShown(string) bool       { return false }
 
 func (p *fakePrompt) Close() error {
 	p.mu.Lock()

@@ -120,6 +120,21 @@ func (t *Terminal) Close() error {
 	return t.close()
 }
 
+// PromptShown reports whether another invocation's prompt is on this
+// terminal now (it holds the terminal's lock in lockDir, as Backend's
+// prompts do): a caller waiting for an answer must then leave the
+// terminal's lines to it.
+func (t *Terminal) PromptShown(lockDir string) bool {
+	t.mu.Lock()
+	ours := t.turn != nil
+	t.mu.Unlock()
+	if ours {
+		return false
+	}
+	held, err := platform.LockHeld(filepath.Join(lockDir, t.lockID+".lock"))
+	return held || err != nil
+}
+
 // Name names the terminal for a person: /dev/pts/3, or the console.
 func (t *Terminal) Name() string { return t.name }
 
