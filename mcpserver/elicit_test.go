@@ -639,7 +639,7 @@ func TestFormCompactsPadding(t *testing.T) {
 	for _, c := range padding.Cases {
 		r := dialog.Request{Title: "Deploy", Message: padding.Head + c.Pad + padding.Tail, OKLabel: "Approve", CancelLabel: "Cancel"}
 		for _, form := range []*mcp.ElicitParams{formFor(r), questionForm(r)} {
-			if !strings.HasPrefix(form.Message, "Deploy\n\n"+padding.Head) || !strings.Contains(form.Message, padding.Tail) || len(form.Message) > 600 {
+			if !strings.HasPrefix(form.Message, "Deploy\n\n"+padding.Head) || !strings.Contains(form.Message, padding.Tail) || len(form.Message) > 600 || strings.Count(form.Message, "\n") > 10 {
 				t.Errorf("%s: the form's message is %d bytes: %.300q", c.Name, len(form.Message), form.Message)
 			}
 		}
