@@ -14,11 +14,12 @@ import (
 
 // What the prompt writes to the terminal. All of it is pure, and all of it
 // passes through inert: whatever the request holds, the terminal is sent
-// no control character but CR and LF, and no escape sequence but the one
-// the prompt itself uses to clear its line (clearLine).
+// no control character but CR and LF, and no escape sequence but the
+// prompt's own, which move over and clear its rows (clearLine, cursorUp,
+// clearToEnd).
 
-// clearLine returns the cursor to the start of the line and clears it: the
-// prompt line is redrawn in place, so the countdown stays on one line.
+// clearLine returns the cursor to the start of the line and clears it
+// (freshLine).
 const clearLine = "\r\x1b[K"
 
 // newline ends a line whatever the terminal's output mode.
@@ -172,10 +173,14 @@ func (q *question) finalRows(end string, width int) []string {
 // Moving over the rows drawn before: the cursor up one row, and clearing
 // from the cursor to the end of the screen.
 const (
-	cursorUp     = "\x1b[A"
-	clearToEnd   = "\x1b[J"
-	minTypedRoom = 12
+	cursorUp   = "\x1b[A"
+	clearToEnd = "\x1b[J"
 )
+
+// minTypedRoom is the fewest columns left on the prompt's last row that
+// what is typed shares with it, cut; with fewer, it takes a row of its
+// own.
+const minTypedRoom = 12
 
 // redraw returns what replaces drawn, the rows drawn last (none: the
 // cursor is at the start of an empty line), with rows, leaving the cursor
