@@ -10,8 +10,8 @@ import (
 )
 
 // Caps on each text the dialog shows from a payload: a command, a path, an
-// input. A person judges the first lines; the rest is announced, never
-// dropped silently. They keep a whole message far below
+// input. A person judges its first and last lines; what is between them
+// is announced, never dropped silently. They keep a whole message far below
 // dialog.MaxMessageBytes, however much each escape lengthens the text.
 const (
 	maxShownBytes = 1500
