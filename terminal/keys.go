@@ -199,8 +199,8 @@ type question struct {
 	typed  []rune
 	note   string
 	picked []string // labels picked before Other… asked for text
-	// overflow is set once text past dialog.MaxTextBytes was typed on
-	// this line, and not taken.
+	// overflow is set once more was typed on this line than it holds
+	// (limit), and not taken.
 	overflow bool
 }
 
@@ -237,15 +237,14 @@ func (q *question) key(k key) (ans dialog.Answer, done bool) {
 	case keyKill:
 		q.typed, q.overflow = q.typed[:0], false
 	case keyRune:
-		switch {
-		case q.fits(k.r):
+		if q.fits(k.r) {
 			q.typed = append(q.typed, k.r)
-		case q.stage == stageInput || q.stage == stageOther:
-			// Text past the limit is not dropped unsaid: the line says so,
-			// and its Enter takes nothing (enter).
-			q.overflow = true
-			q.note = fmt.Sprintf(noteTooLong, strconv.Itoa(dialog.MaxTextBytes))
+			break
 		}
+		// Text past the limit is not dropped unsaid: the line says so,
+		// and its Enter takes nothing as typed (enter).
+		q.overflow = true
+		q.note = fmt.Sprintf(noteTooLong, q.limit())
 	case keyEnter:
 		return q.enter()
 	}
@@ -263,19 +262,36 @@ func (q *question) fits(r rune) bool {
 	return len(string(q.typed))+utf8.RuneLen(r) <= dialog.MaxTextBytes
 }
 
+// limit says how much a line of q's stage holds.
+func (q *question) limit() string {
+	switch q.stage {
+	case stageConfirm:
+		return fmt.Sprintf(limitChars, maxConfirmRunes)
+	case stageChoose:
+		return fmt.Sprintf(limitChars, maxChooseRunes)
+	}
+	return fmt.Sprintf(limitBytes, dialog.MaxTextBytes)
+}
+
 // enter takes the line typed as the answer, or says why it answers
 // nothing and starts the line again.
 func (q *question) enter() (dialog.Answer, bool) {
 	typed := string(q.typed)
+	if q.overflow && q.stage == stageConfirm {
+		// The line was longer than it shows ("y", spaces, then "no"):
+		// anything but y or yes denies, and so does this.
+		return dialog.Answer{}, true
+	}
+	if q.overflow {
+		// Taken as it shows, it would be an answer the person did not
+		// type: option 1 of a pasted 12, a text cut short.
+		q.note, q.typed, q.overflow = fmt.Sprintf(noteTooLongOut, q.limit()), q.typed[:0], false
+		return dialog.Answer{}, false
+	}
 	switch q.stage {
 	case stageConfirm:
 		return confirmAnswer(q.r, typed), true
 	case stageInput, stageOther:
-		if q.overflow {
-			// Recorded, it would be an answer the person never saw whole.
-			q.note, q.typed, q.overflow = fmt.Sprintf(noteTooLongOut, strconv.Itoa(dialog.MaxTextBytes)), q.typed[:0], false
-			return dialog.Answer{}, false
-		}
 		if err := dialog.CheckAnswer(typed); err != nil {
 			// Refused on the line, as a wrong option number is: recorded,
 			// it would fail the request.

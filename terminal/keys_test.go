@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -355,5 +356,27 @@ func TestInputOverTheLimitIsRefused(t *testing.T) {
 	ans, done = drive(q, strings.Repeat("é", dialog.MaxTextBytes/2)+"\r")
 	if !done || len(ans.Values) != 1 || len(ans.Values[0]) != dialog.MaxTextBytes {
 		t.Fatalf("text of exactly the limit: %+v done %v", ans, done)
+	}
+}
+
+// A confirmation's line longer than it holds is no y: "y", spaces, then
+// "no" would otherwise be cut to "y" and approve. A choice's is refused:
+// a pasted "12" cut to "1" would pick another option.
+func TestLineOverTheLimitIsNotTakenAsItShows(t *testing.T) {
+	q := newQuestion(confirmRequest())
+	ans, done := drive(q, "y"+strings.Repeat(" ", maxConfirmRunes)+"no\r")
+	if !done || ans.Approved {
+		t.Fatalf("y, %d spaces and no: %+v done %v; want a denial", maxConfirmRunes, ans, done)
+	}
+
+	r := chooseRequest()
+	for i := 4; i <= dialog.MaxOptions; i++ {
+		r.Options = append(r.Options, dialog.Option{Label: fmt.Sprintf("o%d", i)})
+	}
+	r.Multiple = true
+	q = newQuestion(r)
+	ans, done = drive(q, strings.Repeat(" ", maxChooseRunes-1)+"12\r")
+	if done || ans.Approved || !strings.Contains(q.note, "answers nothing") {
+		t.Fatalf("a choice cut from 12 to 1: %+v done %v, note %q", ans, done, q.note)
 	}
 }

@@ -30,8 +30,10 @@ const (
 	noteHeld        = "Held keys are ignored; press Enter once. "
 	noteVoid        = "This line was begun before the question appeared, so it answers nothing; press Enter and type again. "
 	noteVoidEnded   = "That line was begun before the question appeared, so it answered nothing; type your answer again. "
-	noteTooLong     = "Only %s bytes fit; the rest was not taken. "
-	noteTooLongOut  = "The text was over %s bytes, so it was not taken; type a shorter one. "
+	noteTooLong     = "Only %s fit; the rest was not taken. "
+	noteTooLongOut  = "The line was over %s, so it answers nothing; type it again. "
+	limitChars      = "%d characters"
+	limitBytes      = "%d bytes"
 
 	// How the prompt line ends when the prompt closes without an answer.
 	endCancelled = "^C"
