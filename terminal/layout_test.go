@@ -92,6 +92,8 @@ func TestLayoutRows(t *testing.T) {
 		{"短い？ [y/N] ", "はい", 12, []string{"短い？", "[y/N] はい"}},
 		{"[y/N] ", "あいうえおかきくけこ", 12, []string{"[y/N] ", "…かきくけこ"}},
 		{"> ", "abc", 0, []string{"> abc"}},
+		{"Café? ", "e\u0301e\u0301e\u0301", 10, []string{"Café? e\u0301e\u0301e\u0301"}},
+		{"OK? ", "👍👍👍👍", 10, []string{"OK? ", "👍👍👍👍"}},
 		{"Averyveryverylongword ok", "", 10, []string{"Averyvery", "verylongw", "ord ok"}},
 	}
 	for _, c := range cases {
