@@ -71,6 +71,9 @@ type terminalPrompt interface {
 	Backend(lockDir string) dialog.Backend
 	Name() string
 	Close() error
+	// PromptShown reports whether another invocation's prompt is on
+	// the terminal now.
+	PromptShown(lockDir string) bool
 }
 
 func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {

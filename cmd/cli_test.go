@@ -802,22 +802,3 @@ func TestCLICompletion(t *testing.T) {
 		t.Errorf("completion bash: exit %d, stderr %q, stdout starts %.200q", r.code, r.stderr, r.stdout)
 	}
 }
-
-// The countdown names the day the dialog closes when it is not today's.
-func TestCountdownNamesTheDay(t *testing.T) {
-	now := time.Date(2026, 11, 26, 23, 59, 0, 0, time.Local)
-	for until, want := range map[time.Time]string{
-		now.Add(30 * time.Second):                       "30s left, dialog open until 23:59:30",
-		time.Date(2026, 11, 27, 0, 4, 0, 0, time.Local): "45s left, dialog open until 00:04:00 on Fri 27 Nov",
-	} {
-		var b strings.Builder
-		left := until.Sub(now)
-		if left > 45*time.Second {
-			left = 45 * time.Second
-		}
-		countdown{&b, func() time.Time { return now }}.Waiting(left, until)
-		if !strings.HasSuffix(b.String(), want) {
-			t.Errorf("countdown %q, want it to end %q", b.String(), want)
-		}
-	}
-}

@@ -141,26 +141,34 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		return a.report(lifecycle.ErrorResult("", lifecycle.ExitInternal, fmt.Errorf(msgNoWorkDir, err)), o.json)
 	}
 	if !f.Changed("scope") {
-		o.call.Request.Scope = wd
+		// Shown literally: a directory whose name holds a control
+		// character is still a scope, not a --scope error.
+		o.call.Request.Scope = dialog.DirScope(wd)
 	}
 	if !o.noOrigin {
 		// Who asks: the program that ran ask-confirm, and where.
 		home, _ := os.UserHomeDir()
 		o.call.Request.Origin = dialog.Origin(platform.ProcessName(os.Getppid()), wd, home)
 	}
-	call, promptDone, closeTerminal := a.onTerminal(ctx, o)
+	call, promptDone, closeTerminal, notAsked, promptHere := a.onTerminal(ctx, o)
 	// The terminal stays ours until the outcome is printed: the next
 	// prompt on it waits for that, and does not share its line.
 	defer closeTerminal()
 	if a.progress != nil {
-		// Not on the terminal: the prompt counts down itself there.
-		call.Watch = countdown{a.progress, a.engine.Now}
+		// A prompt of this invocation counts down itself, and one of
+		// another on the same terminal has the line: then it is quiet.
+		call.Watch = &countdown{w: a.progress, now: a.engine.Now, quiet: promptHere}
 	}
 	r, err := a.engine.Ask(ctx, call)
 	promptDone()
 	if err != nil {
 		r = lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
 		r.Hint = hintFlag
+	}
+	if r.Headless && notAsked != "" {
+		// Nobody could be asked, yet a terminal may be right there: say
+		// why it was not asked.
+		r.Message += fmt.Sprintf(msgTerminalNotAsked, notAsked)
 	}
 	if r.Headless && r.ExitCode == lifecycle.ExitApproved && o.json {
 		// Without --json the outcome line itself says so on stderr.
@@ -177,19 +185,30 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 // shown and waits until its answer is recorded; call it before printing the
 // outcome, so the terminal is itself again. closeTerminal lets the next
 // prompt on the terminal have it; call it once the outcome is printed.
-func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func()) {
+// notAsked says why the terminal is not asked, when it is not: for the
+// outcome's line should nobody be asked at all. promptHere reports
+// whether another invocation's prompt is on this terminal now.
+func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func(), notAsked string, promptHere func() bool) {
 	call = o.call
-	if o.noTerminal || a.terminal == nil || terminalOffBy(a.getenv) != "" {
-		return call, func() {}, func() {}
+	none, no := func() {}, func() bool { return false }
+	switch {
+	case a.terminal == nil:
+		return call, none, none, "", no
+	case o.noTerminal:
+		return call, none, none, msgNoTerminalFlag, no
+	}
+	if why := terminalOffBy(a.getenv); why != "" {
+		return call, none, none, why, no
 	}
 	t, err := a.terminal()
 	if err != nil {
-		return call, func() {}, func() {}
+		return call, none, none, err.Error(), no
 	}
+	locks := a.engine.Paths().Locks
 	prompting, stop := context.WithCancel(context.WithoutCancel(ctx))
 	call.Channel = &lifecycle.Channel{
 		Name:     terminal.ChannelName,
-		Backend:  t.Backend(a.engine.Paths().Locks),
+		Backend:  t.Backend(locks),
 		Context:  prompting,
 		Attached: true,
 	}
@@ -198,34 +217,78 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 	return call, func() {
 		stop()
 		a.engine.Drain()
-	}, func() { t.Close() }
+	}, func() { t.Close() }, "", func() bool { return t.PromptShown(locks) }
 }
 
 // countdown is the Watcher for a person watching a terminal. It
 // rewrites one line and clears it when the wait ends, so the final one-line
-// outcome stands alone.
+// outcome stands alone. It says where the question is open: a caller
+// that joined a question asked on another terminal, or on the phone
+// alone, would otherwise wait with nothing on its screen.
 type countdown struct {
 	w   io.Writer
 	now func() time.Time
+	// quiet reports that another invocation's prompt has the terminal's
+	// lines: the countdown leaves them alone.
+	quiet func() bool
+	// channel and phone are how the request is asked (AskedOn).
+	channel, phone string
+	shown          bool
 }
 
-func (c countdown) Waiting(left time.Duration, until time.Time) {
-	fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left.Round(time.Second), dialog.ClockSeconds(until.Local(), c.now()))
+func (c *countdown) AskedOn(channel, phone string) { c.channel, c.phone = channel, phone }
+
+func (c *countdown) Waiting(left time.Duration, until time.Time) {
+	if c.quiet != nil && c.quiet() {
+		return
+	}
+	c.shown = true
+	left, at := left.Round(time.Second), dialog.ClockSeconds(until.Local(), c.now())
+	switch {
+	case c.channel == "" && c.phone == "":
+		fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left, at)
+	default:
+		fmt.Fprintf(c.w, "\r\033[K"+msgCountdownOn, askedOn(c.channel, c.phone), left, at)
+	}
 }
 
-func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
+func (c *countdown) Done() {
+	if c.shown {
+		fmt.Fprint(c.w, "\r\033[K")
+	}
+}
+
+// askedOn says where a request asked through channel, and on the phone as
+// phone says, is open.
+func askedOn(channel, phone string) string {
+	var where string
+	switch {
+	case channel == terminal.ChannelName:
+		where = msgOnAnotherTerminal
+	case channel != "":
+		where = fmt.Sprintf(msgThrough, channel)
+	case phone == "only":
+		return msgOnThePhone
+	default:
+		where = msgInTheDialog
+	}
+	if phone != "" {
+		return fmt.Sprintf(msgAndOnThePhone, where)
+	}
+	return where
+}
 
 // terminalOffBy says which variable of getenv's environment turns the
 // terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any
 // value but empty), as --no-terminal does for every command run with it;
-// CI, which CI systems set for their jobs, some of which run commands under
+// CI (but false, in any case, and 0), which CI systems set for their jobs, some of which run commands under
 // a pseudo-terminal; and CLAUDECODE, which Claude Code sets for the
 // commands its agent runs. Such a terminal belongs to a program, which
 // would have to answer, or leave the prompt standing until --timeout.
 func terminalOffBy(getenv func(string) string) string {
 	for _, v := range []string{"ASK_CONFIRM_NO_TERMINAL", "CI", "CLAUDECODE"} {
 		switch val := getenv(v); {
-		case val == "", v == "CI" && (val == "false" || val == "0"):
+		case val == "", v == "CI" && (strings.EqualFold(val, "false") || val == "0"):
 		default:
 			return fmt.Sprintf(msgTerminalOffBy, v, val)
 		}

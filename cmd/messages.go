@@ -8,10 +8,18 @@ const (
 	msgNoMessage = "--message is required"
 	msgNoWorkDir = "finding the working directory for --scope: %w"
 	msgCountdown = "ask-confirm: waiting for answer… %s left, dialog open until %s"
-	hintFlag     = "run 'ask-confirm --help' for the flags and their limits"
-	hintFlagFor  = "run '%s --help' for the flags and their limits"
-	hintList     = "run 'ask-confirm list' for the stored requests and their keys"
-	hintHelp     = "run 'ask-confirm --help' for the commands"
+	// msgCountdownOn is the countdown of a question asked elsewhere than
+	// a dialog: where (msgOnAnotherTerminal…), how long, until when.
+	msgCountdownOn       = "ask-confirm: the question is open %s; waiting for answer… %s left, open until %s"
+	msgOnAnotherTerminal = "on another terminal"
+	msgOnThePhone        = "on the phone"
+	msgInTheDialog       = "in the dialog"
+	msgAndOnThePhone     = "%s and on the phone"
+	msgThrough           = "through %s"
+	hintFlag             = "run 'ask-confirm --help' for the flags and their limits"
+	hintFlagFor          = "run '%s --help' for the flags and their limits"
+	hintList             = "run 'ask-confirm list' for the stored requests and their keys"
+	hintHelp             = "run 'ask-confirm --help' for the commands"
 
 	msgListEmpty         = "no open requests and no remembered answers"
 	msgHolderGone        = "(holder gone)"
@@ -25,6 +33,10 @@ const (
 	msgRunMCP            = "running %s: %w"
 	msgDefaultTwice      = "--default is given %d times; an input starts with one text"
 	msgTerminalOffBy     = "turned off by %s=%s in the environment: no person types at this terminal"
+	// msgTerminalNotAsked follows "nobody can be asked: ..." with why the
+	// terminal was not asked either.
+	msgTerminalNotAsked = "; the terminal was not asked: %s"
+	msgNoTerminalFlag   = "--no-terminal was given"
 
 	// msgRequestLine is one request in the operators' reports: short
 	// identity, title, and what is said of it.
@@ -125,13 +137,13 @@ is kept for --collect-within (15m); once received, it is returned again for
 	topicTerminal = `Where no dialog can be shown (over SSH, on a console, in docker run -it) and
 a person types at this invocation's terminal, ask-confirm asks there, on the
 terminal itself (never on stdout): y or yes and Enter approves; n, anything
-else, or Enter alone (the default, Cancel) denies; Ctrl-C or Ctrl-D cancels
-at once. choose takes an option's number, input a line. Text typed before
-the prompt appeared, and a held or pasted Enter, are no answer.
+else, or Enter alone (the default, Cancel) denies; Ctrl-C, Ctrl-D or Esc
+cancels at once. choose takes an option's number, input a line. Text typed
+before the prompt appeared, and a held or pasted Enter, are no answer.
 
---no-terminal skips the terminal, and so do CI (other than false or 0),
-CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
---if-headless decides.
+--no-terminal skips the terminal, and so do CI (other than false, in any
+case, or 0), CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
+--if-headless decides, and its outcome says why the terminal was not asked.
 `
 	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
 

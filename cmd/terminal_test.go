@@ -4,6 +4,9 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +36,7 @@ type fakePrompt struct {
 
 func (p *fakePrompt) Backend(string) dialog.Backend { return p }
 func (p *fakePrompt) Name() string                  { return "/dev/pts/test" }
+func (p *fakePrompt) PromptShown(string) bool       { return false }
 
 func (p *fakePrompt) Close() error {
 	p.mu.Lock()
@@ -165,9 +169,32 @@ func TestCLITerminalPrecedence(t *testing.T) {
 		t.Fatalf("--no-terminal asked on the terminal")
 	}
 
-	f.a.terminal = func() (terminalPrompt, error) { return nil, terminal.ErrNoTerminal }
-	r = f.run("--message", "no terminal either")
+	if !strings.Contains(r.stderr, "the terminal was not asked: --no-terminal was given") {
+		t.Fatalf("exit 1 of --if-headless deny does not say why the terminal was not asked:\n%s", r.stderr)
+	}
+
+	f.a.terminal = func() (terminalPrompt, error) {
+		return nil, fmt.Errorf("%w: this process is not in the foreground of /dev/tty", terminal.ErrNoTerminal)
+	}
+	r = f.run("--json", "--message", "no terminal either")
 	f.expectCode(r, lifecycle.ExitHeadless)
+	if !strings.Contains(r.res.Message, "the terminal was not asked: no terminal to ask on: this process is not in the foreground") {
+		t.Fatalf("exit 4 does not say why the terminal was not asked: %q", r.res.Message)
+	}
+}
+
+// A working directory whose name holds a control character is the scope
+// as it shows, escaped: not a --scope error the person never passed.
+func TestCLIControlCharacterInWorkingDirectory(t *testing.T) {
+	f := newCLIFixture(t)
+	dir := filepath.Join(t.TempDir(), "a\x1b[31mb")
+	must(t, os.Mkdir(dir, 0o700))
+	t.Chdir(dir)
+	r := f.run("--json", "--wait", "0", "--message", "Ship v2?")
+	f.expectCode(r, lifecycle.ExitPending)
+	if rec := f.record(r.res.Key); !strings.Contains(rec.Origin, `a\x1b[31mb`) {
+		t.Fatalf("origin %q", rec.Origin)
+	}
 }
 
 // choose and input ask on the terminal too, and print the answer.
@@ -215,6 +242,9 @@ func TestCLITerminalOffByEnvironment(t *testing.T) {
 			}
 			r := f.run("--message", "Ship v2?")
 			f.expectCode(r, lifecycle.ExitHeadless)
+			if want := "the terminal was not asked: turned off by " + name + "=1 in the environment"; !strings.Contains(r.stderr, want) {
+				t.Fatalf("exit 4 does not say why the terminal was not asked (%q):\n%s", want, r.stderr)
+			}
 			r = f.run("--if-headless", "deny", "--message", "Ship v2?")
 			f.expectCode(r, lifecycle.ExitDenied)
 			if p.asks() != 0 || p.opened != 0 {
@@ -233,6 +263,8 @@ func TestTerminalOffBy(t *testing.T) {
 		"CI=1":                      true,
 		"CI=false":                  false,
 		"CI=0":                      false,
+		"CI=FALSE":                  false,
+		"CI=False":                  false,
 		"CLAUDECODE=1":              true,
 		"ASK_CONFIRM_NO_TERMINAL=1": true,
 		"ASK_CONFIRM_NO_TERMINAL=":  false,

@@ -1,6 +1,8 @@
 package dialog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -88,6 +90,25 @@ func Origin(who, dir, home string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// DirScope is the scope of a request asked in dir, its working
+// directory: dir shown literally (Literal), so that a directory whose
+// name holds a control character still makes a valid scope, and one too
+// long for MaxScopeBytes cut, with "…", and followed by its hash, so two
+// long directories never share a scope.
+func DirScope(dir string) string {
+	s := Literal(dir, false)
+	if len(s) <= MaxScopeBytes {
+		return s
+	}
+	h := sha256.Sum256([]byte(dir))
+	sum := hex.EncodeToString(h[:])
+	cut := MaxScopeBytes - len(sum) - len("…") - 1
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… " + sum
 }
 
 // unknownAsker names a caller whose program cannot be told.

@@ -93,18 +93,21 @@ type Request struct {
 	ApproveFor time.Duration `json:"approve_for,omitempty"`
 }
 
-// Shown is the text the dialog shows: the message, then, unless Origin is
-// empty, a line saying who asks and, when closes is set, when the dialog
-// closes unanswered, as Clock says it to a person reading it at now.
+// Shown is the text the dialog shows: the message, its padding written
+// as markers (Compact) so that nothing in it hides below a run of blank
+// lines, then, unless Origin is empty, a line saying who asks and, when
+// closes is set, when the dialog closes unanswered, as Clock says it to a
+// person reading it at now.
 func (r Request) Shown(closes, now time.Time) string {
+	msg := Compact(r.Message)
 	if r.Origin == "" {
-		return r.Message
+		return msg
 	}
 	line := fmt.Sprintf(originLine, r.Origin)
 	if !closes.IsZero() {
 		line += fmt.Sprintf(originCloses, Clock(closes.Local(), now))
 	}
-	return r.Message + "\n\n" + line
+	return msg + "\n\n" + line
 }
 
 // The origin line under the question.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/padding"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
@@ -340,7 +341,7 @@ func TestShorteningIsVisible(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := p.Request(home).Message
-		if !strings.HasSuffix(m, "\n"+strings.Repeat("x", maxShownBytes)+"\n… 3,500 more bytes not shown") {
+		if !strings.HasSuffix(m, "\n"+strings.Repeat("x", 1000)+"\n… 3,500 more bytes not shown …\n"+strings.Repeat("x", 500)) {
 			t.Fatalf("a 5000-byte command is not cut visibly at %d bytes:\n%.300s…", maxShownBytes, m)
 		}
 	})
@@ -354,9 +355,10 @@ func TestShorteningIsVisible(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := p.Request(home).Message
-		left := len(strings.Join(lines[25:], "\n")) + 1 // and the newline before them
-		if !strings.Contains(m, "echo 025\n… "+thousands(left)+" more bytes not shown") || strings.Contains(m, "echo 026") {
-			t.Fatalf("100 lines not cut visibly after 25:\n%s", m)
+		left := len(strings.Join(lines[16:92], "\n")) + 2 // and the newlines around them
+		if !strings.Contains(m, "echo 016\n… "+thousands(left)+" more bytes not shown …\necho 093\n") || strings.Contains(m, "echo 017") ||
+			!strings.HasSuffix(m, "echo 100") || strings.Contains(m, "echo 092") {
+			t.Fatalf("100 lines not cut visibly to the first 16 and the last 8:\n%s", m)
 		}
 	})
 	t.Run("within a line", func(t *testing.T) {
@@ -370,6 +372,21 @@ func TestShorteningIsVisible(t *testing.T) {
 			t.Fatalf("a long directory is not cut visibly to fit the origin line: %d bytes, %q", len(o), o)
 		}
 	})
+	t.Run("head and tail", func(t *testing.T) {
+		command := "echo start\n" + strings.Repeat("x", 5000) + "\nrm -rf ~/important"
+		p, err := parseAs(t, "claude-code", bash("/w", command))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := p.Request(home)
+		if !strings.HasPrefix(r.Message, msgRunCommand+" "+msgPartShown+"\n\necho start\n") ||
+			!strings.Contains(r.Message, " more bytes not shown …\n") || !strings.HasSuffix(r.Message, "\nrm -rf ~/important") {
+			t.Fatalf("a cut command does not keep its head and tail, or the question does not say it was cut:\n%.400s", r.Message)
+		}
+		if r.DefaultApprove || r.ApproveFor != 0 || r.CancelLabel != labelDeny {
+			t.Fatalf("a cut command's dialog has a default other than Deny: %+v", r)
+		}
+	})
 	t.Run("exactly at the limit", func(t *testing.T) {
 		p, err := parseAs(t, "claude-code", bash("/w", strings.Repeat("y", maxShownBytes)))
 		if err != nil {
@@ -379,6 +396,33 @@ func TestShorteningIsVisible(t *testing.T) {
 			t.Fatalf("a command that fits is announced as cut:\n%s", m)
 		}
 	})
+}
+
+// A command padded with blank lines, spaces, tabs, Unicode spaces or line
+// separators shows every non-blank part of it in the dialog, the
+// terminal and the phone (they all show Request.Shown): the padding is a
+// marker, and nothing is cut.
+func TestPaddedCommandShowsItsTail(t *testing.T) {
+	for _, c := range padding.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			p, err := parseAs(t, "claude-code", bash("/w", padding.Head+c.Pad+padding.Tail))
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := p.Call(home, DefaultSettings())
+			if err := call.Validate(); err != nil {
+				t.Fatalf("the call does not validate: %v", err)
+			}
+			shown := call.Request.Shown(time.Time{}, time.Time{})
+			want := msgRunCommand + "\n\n" + padding.Head
+			if !strings.HasPrefix(shown, want) || !strings.Contains(shown, padding.Tail) || strings.Contains(shown, "not shown") {
+				t.Fatalf("the dialog does not show the head and the tail whole:\n%.600s", shown)
+			}
+			if lines := strings.Count(shown, "\n") + 1; lines > 8 {
+				t.Errorf("the dialog's text takes %d lines:\n%.600s", lines, shown)
+			}
+		})
+	}
 }
 
 func TestHostileText(t *testing.T) {
@@ -402,7 +446,7 @@ func TestHostileText(t *testing.T) {
 			"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": "mcp__s\x1b__t\u202e",
 			"tool_input": map[string]any{"q": "\u202e"},
 		}, []string{`Use the tool "t\u202e" of the MCP server "s\x1b"?`, `{"q":"\u202e"}`}},
-		{"a megabyte command", bash("/w", strings.Repeat("\x1b", 1<<20)), []string{strings.Repeat(`\x1b`, maxShownBytes) + "\n… 1,047,076 more bytes not shown"}},
+		{"a megabyte command", bash("/w", strings.Repeat("\x1b", 1<<20)), []string{"\n" + strings.Repeat(`\x1b`, 1000) + "\n… 1,047,076 more bytes not shown …\n" + strings.Repeat(`\x1b`, 500)}},
 		{"a directory over the scope's limit", bash("/"+strings.Repeat("\u202e", 3000), "ls"), []string{`in /\u202e\u202e`, `…`}},
 	}
 	for _, c := range cases {

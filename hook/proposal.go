@@ -60,7 +60,8 @@ func (p Payload) proposeKnown() (proposal, bool) {
 func (p Payload) shell() (proposal, bool) {
 	pr, ok := p.field(msgRunCommand, "command")
 	if d, has := p.str("description"); ok && has {
-		pr.notes = append(pr.notes, fmt.Sprintf(msgAgentSays, p.Host.Agent, shorten(d)))
+		said, _ := shorten(d)
+		pr.notes = append(pr.notes, fmt.Sprintf(msgAgentSays, p.Host.Agent, said))
 	}
 	return pr, ok
 }

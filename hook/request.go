@@ -1,8 +1,6 @@
 package hook
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -128,24 +126,21 @@ func (p Payload) key() string {
 	return p.Host.Name + " " + capLine(p.ToolName, room) + " " + p.callHash()[:keyHashLen]
 }
 
-// scope is the working directory, escaped. One too long for a scope is
-// cut and followed by its hash, so two long directories never share one.
-func (p Payload) scope() string {
-	s := dialog.Literal(p.Cwd, false)
-	if len(s) <= dialog.MaxScopeBytes {
-		return s
-	}
-	h := sha256.Sum256([]byte(p.Cwd))
-	sum := hex.EncodeToString(h[:])
-	return cutAt(s, dialog.MaxScopeBytes-len(sum)-len(cutMark)-1) + cutMark + " " + sum
-}
+// scope is the working directory, escaped (dialog.DirScope).
+func (p Payload) scope() string { return dialog.DirScope(p.Cwd) }
 
 // message is the dialog's text: what the call will do and the agent's own
 // words about it. The line under it (origin) says by whom and where it is
-// asked.
+// asked. When what the call will do is too long to show whole, the
+// question says so: Deny, the default button, is then the only safe
+// answer unless the person knows the rest.
 func (p Payload) message(home string) string {
 	pr := p.propose()
-	parts := append([]string{pr.question, shorten(pr.subject)}, pr.notes...)
+	subject, cut := shorten(pr.subject)
+	if cut {
+		pr.question += " " + msgPartShown
+	}
+	parts := append([]string{pr.question, subject}, pr.notes...)
 	return strings.Join(parts, "\n\n")
 }
 

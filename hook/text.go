@@ -10,37 +10,28 @@ import (
 )
 
 // Caps on each text the dialog shows from a payload: a command, a path, an
-// input. A person judges the first lines; the rest is announced, never
-// dropped silently. They keep a whole message far below
+// input. A person judges its first and last lines; what is between them
+// is announced, never dropped silently. They keep a whole message far below
 // dialog.MaxMessageBytes, however much each escape lengthens the text.
 const (
 	maxShownBytes = 1500
 	maxShownLines = 25
 )
 
-// shorten returns s as the dialog shows it as a block: escaped
-// (dialog.Literal), without trailing newlines, and cut after maxShownLines
-// lines or maxShownBytes bytes of s, with a last line saying how many bytes
-// were left out.
-func shorten(s string) string {
-	s = strings.TrimRight(s, "\n")
-	cut := cutPoint(s, maxShownLines)
-	shown := dialog.Literal(s[:cut], true)
-	if cut == len(s) {
-		return shown
+// shorten returns s as the dialog shows it as a block: its padding
+// written as markers (dialog.Compact), escaped (dialog.Literal), without
+// trailing newlines, and, past maxShownLines lines or maxShownBytes bytes,
+// cut to its head and its tail (dialog.Cut) around a line saying how many
+// bytes were left out. cut reports whether any were: whatever is left
+// out, the end of a command stays in view.
+func shorten(s string) (shown string, cut bool) {
+	s = dialog.Compact(strings.TrimRight(s, "\n"))
+	head, tail, omitted := dialog.Cut(s, maxShownBytes, maxShownLines)
+	if omitted == 0 {
+		return dialog.Literal(head, true), false
 	}
-	return strings.TrimRight(shown, "\n") + "\n" + notShown(len(s)-cut)
-}
-
-// shortenLine is shorten for text shown within a line: newlines and tabs
-// are escaped too.
-func shortenLine(s string) string {
-	cut := cutPoint(s, -1)
-	shown := dialog.Literal(s[:cut], false)
-	if cut == len(s) {
-		return shown
-	}
-	return shown + " " + notShown(len(s)-cut)
+	return strings.TrimRight(dialog.Literal(head, true), "\n") + "\n" + notShown(omitted) + "\n" +
+		strings.TrimLeft(dialog.Literal(tail, true), "\n"), true
 }
 
 // capLine returns s escaped for one line (a title, a key, a name in a
@@ -51,24 +42,6 @@ func capLine(s string, limit int) string {
 		return e
 	}
 	return cutAt(e, limit-len(cutMark)) + cutMark
-}
-
-// cutPoint is where s is cut: after maxShownBytes bytes, or before the
-// newline that ends line number lines (none when lines < 0).
-func cutPoint(s string, lines int) int {
-	end := len(cutAt(s, maxShownBytes))
-	if lines < 0 {
-		return end
-	}
-	n := 0
-	for i := range end {
-		if s[i] == '\n' {
-			if n++; n == lines {
-				return i
-			}
-		}
-	}
-	return end
 }
 
 // cutAt returns the longest prefix of s of at most n bytes that does not

@@ -190,3 +190,15 @@ type Watcher interface {
 	Waiting(left time.Duration, dialogUntil time.Time)
 	Done()
 }
+
+// AskedOnWatcher is a Watcher that is also told, before it is told of
+// the wait, how the request it waits for is asked: its record's channel
+// ("" for a dialog, or a Channel's Name, such as another invocation's
+// terminal prompt) and phone ("", "also" or "only"), so that a caller
+// who joined a question asked elsewhere can say where it is open. A
+// caller's own attached Channel (its terminal prompt) shows its own
+// countdown: its Watcher is told nothing meanwhile.
+type AskedOnWatcher interface {
+	Watcher
+	AskedOn(channel, phone string)
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -531,5 +532,80 @@ func TestDetachedChannelDoesNotTakeADialogsAnswer(t *testing.T) {
 	b.answers <- channelAnswer{approved: false}
 	if r := te.ask(c); r.ExitCode != ExitDenied || r.Remembered || len(b.asked) != 1 {
 		t.Fatalf("%+v after %d asks through the channel; want the form asked, and its deny", r, len(b.asked))
+	}
+}
+
+// watchRecorder is a Watcher that counts what it is told.
+type watchRecorder struct {
+	mu             sync.Mutex
+	waits          int
+	channel, phone string
+}
+
+func (w *watchRecorder) Waiting(time.Duration, time.Time) { w.mu.Lock(); w.waits++; w.mu.Unlock() }
+func (w *watchRecorder) Done()                            {}
+func (w *watchRecorder) AskedOn(channel, phone string) {
+	w.mu.Lock()
+	w.channel, w.phone = channel, phone
+	w.mu.Unlock()
+}
+
+func (w *watchRecorder) told() (int, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.waits, w.channel
+}
+
+// A caller with a terminal of its own that joins the same question open on
+// another terminal is told of its wait, and where the question is open, so
+// it does not wait on a blank screen; once it asks on its own terminal,
+// its prompt counts down itself and the Watcher is told nothing more.
+func TestAttachedChannelJoinerIsToldWhereItIsOpen(t *testing.T) {
+	te := newTestEngine(t)
+	te.headlessSession()
+	b := newChannelBackend(te)
+	c := channelCall(te, b)
+	c.Channel.Name, c.Channel.Attached = "terminal", true
+	c.Wait, c.Timeout = 0, time.Hour
+	watch := &watchRecorder{}
+	c.Watch = watch
+	prepared := te.prepare(c)
+	id := prepared.Request.Identity()
+
+	if err := store.EnsureDir(te.paths.Locks); err != nil {
+		t.Fatal(err)
+	}
+	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
+	if err != nil || !ok {
+		t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	now := te.now()
+	if _, err := te.store.Update(id, func(r *store.Record, _ bool) (bool, error) {
+		*r = store.Record{ContentHash: prepared.Request.ContentHash(), Status: store.Shown, Attempt: 1,
+			RequestedAt: now, ShownAt: now, Deadline: now.Add(time.Hour), Channel: "terminal"}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result, 1)
+	go func() { done <- te.ask(c) }()
+	deadline := time.Now().Add(time.Minute)
+	for n, ch := watch.told(); n == 0 || ch != "terminal"; n, ch = watch.told() {
+		if time.Now().After(deadline) {
+			t.Fatalf("a caller joining a prompt on another terminal was told %d times, channel %q", n, ch)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// That prompt dies; this caller asks on its own terminal.
+	lock.Release()
+	<-b.asked
+	before, _ := watch.told()
+	time.Sleep(2500 * time.Millisecond) // more than two of the Watcher's ticks
+	if after, _ := watch.told(); after > before+1 {
+		t.Fatalf("the Watcher was told %d more times while the caller's own prompt was up", after-before)
+	}
+	b.answers <- channelAnswer{approved: true}
+	if r := <-done; r.ExitCode != ExitApproved {
+		t.Fatalf("%+v, want its own prompt's approval", r)
 	}
 }

@@ -24,11 +24,6 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 		return r, nil
 	}
 	c = e.prepare(c)
-	if c.Channel != nil && c.Channel.Attached {
-		// A way of asking in the caller's own process shows its own
-		// countdown (the terminal prompt's line).
-		c.Watch = nil
-	}
 	if c.Watch != nil {
 		defer c.Watch.Done()
 	}
@@ -88,6 +83,10 @@ type waiter struct {
 	// for the answer: a holder that records the answer then, records it as
 	// received.
 	unwatch func()
+	// prompting: this invocation asks through its own attached Channel
+	// (the terminal prompt), which shows its own countdown: the call's
+	// Watch is not told.
+	prompting bool
 	// phoneWay is how the phone takes part, or phoneRefusal why the
 	// request cannot be asked, once phoneDecided.
 	phoneDecided bool
@@ -206,6 +205,7 @@ func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
 		// another's prompt died: it waits for its own, to the deadline
 		// just set, whenever that is.
 		w.deadline = latest(w.deadline, e.now().Add(w.c.Timeout+attachedGrace))
+		w.prompting = true
 	}
 	return nil, started
 }
@@ -279,7 +279,13 @@ func (w *waiter) await(ctx context.Context, s sighting) {
 	case left <= 0:
 		w.over = true
 	case platform.LockHandedOff:
-		e.await(ctx, platform.LockReleased(w.lockPath), min(left, relook), w.deadline, until, w.c.Watch)
+		watch := w.c.Watch
+		if w.prompting {
+			watch = nil
+		} else if on, ok := watch.(AskedOnWatcher); ok && s.found && s.rec.ContentHash == w.content {
+			on.AskedOn(s.rec.Channel, s.rec.Phone)
+		}
+		e.await(ctx, platform.LockReleased(w.lockPath), min(left, relook), w.deadline, until, watch)
 	default:
 		e.await(ctx, nil, min(left, 50*time.Millisecond), w.deadline, until, nil)
 	}

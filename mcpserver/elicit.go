@@ -89,7 +89,7 @@ func formFor(r dialog.Request) *mcp.ElicitParams {
 	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: fmt.Sprintf(formMessage, title, r.Message),
+		Message: fmt.Sprintf(formMessage, title, dialog.Compact(r.Message)),
 		RequestedSchema: &jsonschema.Schema{
 			Type: "object",
 			Properties: map[string]*jsonschema.Schema{

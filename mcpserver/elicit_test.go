@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/padding"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/store"
 )
@@ -629,5 +630,18 @@ func TestFormAnsweredAtOnceAfterResendingIsNotShown(t *testing.T) {
 	}
 	if !failed {
 		t.Fatalf("no failed event for the instant answer: %+v", events)
+	}
+}
+
+// The client's form shows a message padded with blank lines, spaces or
+// line separators with its padding as a marker, so its tail is in view.
+func TestFormCompactsPadding(t *testing.T) {
+	for _, c := range padding.Cases {
+		r := dialog.Request{Title: "Deploy", Message: padding.Head + c.Pad + padding.Tail, OKLabel: "Approve", CancelLabel: "Cancel"}
+		for _, form := range []*mcp.ElicitParams{formFor(r), questionForm(r)} {
+			if !strings.HasPrefix(form.Message, "Deploy\n\n"+padding.Head) || !strings.Contains(form.Message, padding.Tail) || len(form.Message) > 600 || strings.Count(form.Message, "\n") > 10 {
+				t.Errorf("%s: the form's message is %d bytes: %.300q", c.Name, len(form.Message), form.Message)
+			}
+		}
 	}
 }

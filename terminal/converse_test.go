@@ -149,7 +149,7 @@ func TestConverseConfirm(t *testing.T) {
 		{"n\r", true, false, "[Y/n] n\r\n"},
 		{"\x03", false, false, "[y/N] ^C\r\n"},
 		{"\x03", true, false, "[Y/n] ^C\r\n"},
-		{"\x04", true, false, "[Y/n] ^C\r\n"},
+		{"\x04", true, false, "[Y/n] ^D\r\n"},
 		{"whatever\r", false, false, "[y/N] whatever\r\n"},
 		{"\x1b[A\r", true, true, "[Y/n] \r\n"},
 	}
@@ -189,7 +189,7 @@ func TestConverseChooseAndInput(t *testing.T) {
 			[]string{"Type your answer, Enter for OK, Ctrl-C for Cancel: v2", "Cancel: v3\r\n"}},
 		{"input ignores arrow keys, without echoing them", withDefault, []string{"\x1b[D\x1b[C", ".1\r"}, dialog.Answer{Approved: true, Values: []string{"v2.1"}},
 			[]string{"Cancel: v2.1\r\n"}},
-		{"cancel an input", withDefault, []string{"x\x04"}, dialog.Answer{}, []string{"Cancel: v2x^C\r\n"}},
+		{"cancel an input", withDefault, []string{"x\x04"}, dialog.Answer{}, []string{"Cancel: v2x^D\r\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -376,7 +376,7 @@ func TestConverseDeadline(t *testing.T) {
 		t.Fatalf("output ends %q", out)
 	}
 	// The countdown was redrawn in place on the prompt line.
-	if !strings.Contains(out, clearLine+"(1s left) ") || !strings.Contains(out, clearLine+"(0s left) ") {
+	if !strings.Contains(out, clearToEnd+"(1s left) ") || !strings.Contains(out, clearToEnd+"(0s left) ") {
 		t.Fatalf("no countdown in %q", out)
 	}
 	checkInert(t, out)
@@ -396,5 +396,52 @@ func TestConverseTerminalGone(t *testing.T) {
 	ans, err := converse(context.Background(), f, confirmRequest(), 0)
 	if err == nil || ans.Approved {
 		t.Fatalf("hung up: %+v, %v", ans, err)
+	}
+}
+
+// Alt with a key is dropped, never the key: Alt-y and Enter is Enter
+// alone, the default button (Cancel).
+func TestConverseAltKeyIsNotTheKey(t *testing.T) {
+	ans, err, out := talk(t, confirmRequest(), "\x1by\r")
+	if err != nil || ans.Approved || !strings.HasSuffix(out, "[y/N] \r\n") {
+		t.Fatalf("Alt-y and Enter: %+v, %v; output ends %q", ans, err, out[max(0, len(out)-40):])
+	}
+}
+
+// Esc alone cancels, as it does in the dialog, and the line says so; Ctrl-D
+// shows as ^D.
+func TestConverseEscAloneCancels(t *testing.T) {
+	ans, err, out := talk(t, confirmRequest(), "\x1b")
+	if err != nil || ans.Approved || !strings.HasSuffix(out, "[y/N]  (Esc)\r\n") {
+		t.Fatalf("Esc alone: %+v, %v; output ends %q", ans, err, out[max(0, len(out)-40):])
+	}
+	ans, err, out = talk(t, confirmRequest(), "\x1b[A", "y\r")
+	if err != nil || !ans.Approved {
+		t.Fatalf("an arrow key then y: %+v, %v; output ends %q", ans, err, out[max(0, len(out)-40):])
+	}
+}
+
+// Keys on a line begun before the question appeared answer nothing, and
+// the prompt says so, as they come and at their Enter; the next line
+// answers.
+func TestConverseSaysALineBegunTooSoonAnswersNothing(t *testing.T) {
+	guard := 400 * time.Millisecond
+	f := &fakeTTY{script: []typing{{200 * time.Millisecond, "y"}, {1200 * time.Millisecond, "yes"}, {1250 * time.Millisecond, "\r"}, {2500 * time.Millisecond, "y\r"}}}
+	ans, err := converse(withFakeDeadline(f, time.Minute), f, confirmRequest(), guard)
+	out := f.out.String()
+	checkInert(t, out)
+	if err != nil || !ans.Approved {
+		t.Fatalf("the line after: %+v, %v", ans, err)
+	}
+	if !strings.Contains(out, noteVoid) || !strings.Contains(out, noteVoidEnded) {
+		t.Fatalf("the prompt did not say the line answered nothing:\n%q", out)
+	}
+}
+
+// A refused text is followed by a space before the prompt.
+func TestConverseRefusedTextNote(t *testing.T) {
+	_, _, out := talk(t, inputRequest(), "a\u200bb\r", "\x03")
+	if !strings.Contains(strings.ReplaceAll(out, newline, " "), "type it again. Type your answer") {
+		t.Fatalf("the note runs into the prompt:\n%q", out)
 	}
 }

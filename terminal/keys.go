@@ -22,13 +22,13 @@ const (
 	keyEnter                 // Enter: the line is the answer
 	keyErase                 // Backspace: the last character goes
 	keyKill                  // Ctrl-U: the whole line goes
-	keyCancel                // Ctrl-C or Ctrl-D: no answer
+	keyCancel                // Ctrl-C, Ctrl-D or Esc alone: no answer
 )
 
 // key is one key the person pressed.
 type key struct {
 	kind keyKind
-	r    rune // for keyRune
+	r    rune // for keyRune the character; for keyCancel ctrlC, ctrlD or esc
 }
 
 // escState is where a decoder is within an escape sequence.
@@ -39,11 +39,14 @@ const (
 	escStart          // after ESC
 	escCSI            // after ESC [: parameters until a final byte
 	escSS3            // after ESC O: one more byte
+	escAlt            // after ESC and the lead byte of a multi-byte character: its rest
 )
 
 // decoder turns the bytes a terminal in raw mode sends into keys. Escape
 // sequences (arrow keys, function keys, Alt with a key) are dropped whole,
-// so that no ESC byte is ever echoed; control characters other than the
+// so that no ESC byte is ever echoed and Alt-y is not y; an Esc alone,
+// with nothing after it until a read finds the keyboard quiet (idle), is
+// a cancel, as Esc is in the dialog; control characters other than the
 // ones that edit or end the line are dropped; invalid UTF-8 is dropped.
 // CR, LF and CR LF are each one Enter.
 type decoder struct {
@@ -92,7 +95,7 @@ func (d *decoder) feed(b []byte) []key {
 		case c == ctrlU:
 			keys = append(keys, key{kind: keyKill})
 		case c == ctrlC || c == ctrlD:
-			keys = append(keys, key{kind: keyCancel})
+			keys = append(keys, key{kind: keyCancel, r: rune(c)})
 		case c < 0x20:
 			// Tab and the other controls edit nothing here.
 		default:
@@ -100,6 +103,16 @@ func (d *decoder) feed(b []byte) []key {
 		}
 	}
 	return keys
+}
+
+// idle is told that a read found nothing more typed: an ESC that no
+// sequence followed was Esc pressed alone, a cancel.
+func (d *decoder) idle() []key {
+	if d.esc != escStart {
+		return nil
+	}
+	d.esc = escNone
+	return []key{{kind: keyCancel, r: esc}}
 }
 
 // inEscape takes byte c of an escape sequence, and reports whether the
@@ -116,8 +129,22 @@ func (d *decoder) inEscape(c byte) bool {
 			return true
 		case esc:
 			return true
+		case ctrlC, ctrlD:
+			// A cancel counts however it was pressed.
+			d.esc = escNone
+			return false
 		}
-		// ESC and a key is Alt with that key: the key counts alone.
+		// ESC and a key is Alt with that key: dropped whole, the rest of a
+		// multi-byte character with it.
+		d.esc = escNone
+		if c >= 0xc0 {
+			d.esc = escAlt
+		}
+		return true
+	case escAlt:
+		if c >= 0x80 && c < 0xc0 {
+			return true
+		}
 		d.esc = escNone
 	case escCSI:
 		switch {
@@ -172,6 +199,9 @@ type question struct {
 	typed  []rune
 	note   string
 	picked []string // labels picked before Other… asked for text
+	// overflow is set once more was typed on this line than it holds
+	// (limit), and not taken.
+	overflow bool
 }
 
 // Limits on what is typed: enough for "yes" or for every option's number,
@@ -205,11 +235,16 @@ func (q *question) key(k key) (ans dialog.Answer, done bool) {
 			q.typed = q.typed[:len(q.typed)-1]
 		}
 	case keyKill:
-		q.typed = q.typed[:0]
+		q.typed, q.overflow = q.typed[:0], false
 	case keyRune:
 		if q.fits(k.r) {
 			q.typed = append(q.typed, k.r)
+			break
 		}
+		// Text past the limit is not dropped unsaid: the line says so,
+		// and its Enter takes nothing as typed (enter).
+		q.overflow = true
+		q.note = fmt.Sprintf(noteTooLong, q.limit())
 	case keyEnter:
 		return q.enter()
 	}
@@ -227,10 +262,32 @@ func (q *question) fits(r rune) bool {
 	return len(string(q.typed))+utf8.RuneLen(r) <= dialog.MaxTextBytes
 }
 
+// limit says how much a line of q's stage holds.
+func (q *question) limit() string {
+	switch q.stage {
+	case stageConfirm:
+		return fmt.Sprintf(limitChars, maxConfirmRunes)
+	case stageChoose:
+		return fmt.Sprintf(limitChars, maxChooseRunes)
+	}
+	return fmt.Sprintf(limitBytes, dialog.MaxTextBytes)
+}
+
 // enter takes the line typed as the answer, or says why it answers
 // nothing and starts the line again.
 func (q *question) enter() (dialog.Answer, bool) {
 	typed := string(q.typed)
+	if q.overflow && q.stage == stageConfirm {
+		// The line was longer than it shows ("y", spaces, then "no"):
+		// anything but y or yes denies, and so does this.
+		return dialog.Answer{}, true
+	}
+	if q.overflow {
+		// Taken as it shows, it would be an answer the person did not
+		// type: option 1 of a pasted 12, a text cut short.
+		q.note, q.typed, q.overflow = fmt.Sprintf(noteTooLongOut, q.limit()), q.typed[:0], false
+		return dialog.Answer{}, false
+	}
 	switch q.stage {
 	case stageConfirm:
 		return confirmAnswer(q.r, typed), true

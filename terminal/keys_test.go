@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,6 +44,21 @@ func keyNames(keys []key) string {
 	return b.String()
 }
 
+// Esc alone, with nothing after it when a read finds the keyboard quiet,
+// cancels; the start of a sequence does not.
+func TestDecoderEscAlone(t *testing.T) {
+	var d decoder
+	if keys := append(d.feed([]byte("\x1b")), d.idle()...); len(keys) != 1 || keys[0] != (key{kind: keyCancel, r: esc}) {
+		t.Errorf("Esc alone: %q", keyNames(keys))
+	}
+	if keys := append(d.feed([]byte("y\x1b[A")), d.idle()...); keyNames(keys) != "y" {
+		t.Errorf("an arrow key then quiet: %q", keyNames(keys))
+	}
+	if keys := d.idle(); keys != nil {
+		t.Errorf("quiet with no Esc: %q", keyNames(keys))
+	}
+}
+
 func TestDecoder(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -66,8 +82,11 @@ func TestDecoder(t *testing.T) {
 		{"application-mode arrows are dropped whole", []string{"a\x1bOAb"}, "ab"},
 		{"an escape sequence split across reads is dropped", []string{"a\x1b", "[", "3~b"}, "ab"},
 		{"bracketed paste markers are dropped", []string{"\x1b[200~yes\x1b[201~"}, "yes"},
-		{"Alt and a key is the key", []string{"\x1by"}, "y"},
-		{"Escape then Escape then a key", []string{"\x1b\x1by"}, "y"},
+		{"Alt and a key is dropped", []string{"\x1by\r"}, "<enter>"},
+		{"Alt and a key split across reads is dropped", []string{"\x1b", "y"}, ""},
+		{"Alt and a wide key is dropped", []string{"\x1bé", "\x1b\xe3", "\x81\x82a"}, "a"},
+		{"Escape then Escape then a key", []string{"\x1b\x1by"}, ""},
+		{"Escape then Ctrl-C cancels", []string{"\x1b\x03"}, "<cancel>"},
 		{"a control byte inside a sequence counts alone", []string{"\x1b[1\x03"}, "<cancel>"},
 		{"UTF-8", []string{"café ü"}, "café ü"},
 		{"UTF-8 split across reads", []string{"caf\xc3", "\xa9"}, "café"},
@@ -315,15 +334,49 @@ func TestInputLineEditing(t *testing.T) {
 	}
 }
 
-// Typed text stops at an input's limit, and what was typed is still valid
-// UTF-8 within it.
-func TestInputStopsAtTheLimit(t *testing.T) {
+// Text typed past an input's limit is not taken silently: the line says
+// so as it happens, its Enter answers nothing and says why, and the text
+// kept is valid UTF-8 within the limit. Text that fits exactly answers.
+func TestInputOverTheLimitIsRefused(t *testing.T) {
 	q := newQuestion(inputRequest())
-	ans, done := drive(q, strings.Repeat("é", dialog.MaxTextBytes)+"\r")
-	if !done || len(ans.Values) != 1 {
-		t.Fatalf("answer %+v done %v", ans, done)
+	drive(q, strings.Repeat("é", dialog.MaxTextBytes/2+1))
+	if len(string(q.typed)) != dialog.MaxTextBytes || !strings.Contains(q.note, "4096 bytes fit") {
+		t.Fatalf("%d bytes kept, note %q", len(string(q.typed)), q.note)
 	}
-	if err := dialog.CheckAnswer(ans.Values[0]); err != nil || len(ans.Values[0]) != dialog.MaxTextBytes {
-		t.Fatalf("%d bytes typed: %v", len(ans.Values[0]), err)
+	ans, done := drive(q, "\r")
+	if done || ans.Approved || len(q.typed) != 0 || !strings.Contains(q.note, "over 4096 bytes") {
+		t.Fatalf("Enter after text past the limit: %+v done %v, %d typed, note %q", ans, done, len(q.typed), q.note)
+	}
+	ans, done = drive(q, "short\r")
+	if !done || !reflect.DeepEqual(ans.Values, []string{"short"}) {
+		t.Fatalf("the next line: %+v done %v", ans, done)
+	}
+
+	q = newQuestion(inputRequest())
+	ans, done = drive(q, strings.Repeat("é", dialog.MaxTextBytes/2)+"\r")
+	if !done || len(ans.Values) != 1 || len(ans.Values[0]) != dialog.MaxTextBytes {
+		t.Fatalf("text of exactly the limit: %+v done %v", ans, done)
+	}
+}
+
+// A confirmation's line longer than it holds is no y: "y", spaces, then
+// "no" would otherwise be cut to "y" and approve. A choice's is refused:
+// a pasted "12" cut to "1" would pick another option.
+func TestLineOverTheLimitIsNotTakenAsItShows(t *testing.T) {
+	q := newQuestion(confirmRequest())
+	ans, done := drive(q, "y"+strings.Repeat(" ", maxConfirmRunes)+"no\r")
+	if !done || ans.Approved {
+		t.Fatalf("y, %d spaces and no: %+v done %v; want a denial", maxConfirmRunes, ans, done)
+	}
+
+	r := chooseRequest()
+	for i := 4; i <= dialog.MaxOptions; i++ {
+		r.Options = append(r.Options, dialog.Option{Label: fmt.Sprintf("o%d", i)})
+	}
+	r.Multiple = true
+	q = newQuestion(r)
+	ans, done = drive(q, strings.Repeat(" ", maxChooseRunes-1)+"12\r")
+	if done || ans.Approved || !strings.Contains(q.note, "answers nothing") {
+		t.Fatalf("a choice cut from 12 to 1: %+v done %v, note %q", ans, done, q.note)
 	}
 }

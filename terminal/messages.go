@@ -24,13 +24,21 @@ const (
 	// Notes shown in place of the countdown after an entry that answers
 	// nothing, until the next key.
 	noteNotAnOption = "%q is not one of 1-%d. "
-	noteBadText     = "%v; type it again"
+	noteBadText     = "%v; type it again. "
 	noteOnlyOne     = "Pick only one. "
 	noteNothing     = "Type a number, or Ctrl-C for %s. "
 	noteHeld        = "Held keys are ignored; press Enter once. "
+	noteVoid        = "This line was begun before the question appeared, so it answers nothing; press Enter and type again. "
+	noteVoidEnded   = "That line was begun before the question appeared, so it answered nothing; type your answer again. "
+	noteTooLong     = "Only %s fit; the rest was not taken. "
+	noteTooLongOut  = "The line was over %s, so it answers nothing; type it again. "
+	limitChars      = "%d characters"
+	limitBytes      = "%d bytes"
 
 	// How the prompt line ends when the prompt closes without an answer.
 	endCancelled = "^C"
+	endCtrlD     = "^D"
+	endEsc       = " (Esc)"
 	endTimedOut  = " (no answer before --timeout)"
 	endClosed    = " (closed without an answer)"
 

@@ -2,20 +2,24 @@ package terminal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rivo/uniseg"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
 // What the prompt writes to the terminal. All of it is pure, and all of it
 // passes through inert: whatever the request holds, the terminal is sent
-// no control character but CR and LF, and no escape sequence but the one
-// the prompt itself uses to clear its line (clearLine).
+// no control character but CR and LF, and no escape sequence but the
+// prompt's own, which move over and clear its rows (clearLine, cursorUp,
+// clearToEnd).
 
-// clearLine returns the cursor to the start of the line and clears it: the
-// prompt line is redrawn in place, so the countdown stays on one line.
+// clearLine returns the cursor to the start of the line and clears it
+// (freshLine).
 const clearLine = "\r\x1b[K"
 
 // newline ends a line whatever the terminal's output mode.
@@ -149,45 +153,183 @@ func (q *question) prompt() string {
 	return fmt.Sprintf(promptConfirm, ok, cancel)
 }
 
-// line is the prompt line while it waits, drawn over the last one: how
-// long it still waits (nothing when left is negative: no deadline), or
-// the note about the last entry, then the prompt and what is typed, fitted
-// to width columns.
-func (q *question) line(left time.Duration, width int) string {
+// rows is the prompt line while it waits, as the rows it takes at width
+// columns: how long it still waits (nothing when left is negative: no
+// deadline), or the note about the last entry, then the prompt and what
+// is typed (layout).
+func (q *question) rows(left time.Duration, width int) []string {
 	lead := q.note
 	if lead == "" && left >= 0 {
 		lead = fmt.Sprintf(promptCountdown, dialog.ShortDuration(left.Round(time.Second)))
 	}
-	return clearLine + fit(lead+q.prompt(), inert(string(q.typed), false), width)
+	return layout(lead+q.prompt(), inert(string(q.typed), false), width)
 }
 
-// final is the prompt line as it stays once the prompt has closed: the
-// prompt and what was typed, then end.
-func (q *question) final(end string, width int) string {
-	return clearLine + fit(q.prompt(), inert(string(q.typed), false)+end, width) + newline
+// finalRows is the prompt line as it stays once the prompt has closed:
+// the prompt and what was typed, then end.
+func (q *question) finalRows(end string, width int) []string {
+	return layout(q.prompt(), inert(string(q.typed), false)+end, width)
 }
 
-// fit returns prompt and typed as one line of fewer than width columns
-// (counting a character as one column), so that redrawing it never wraps:
-// when it is too long, the end of what is typed stays, where the cursor
-// is, and "…" stands for what was cut. A width of 0 or less is unknown,
-// and taken as 80.
-func fit(prompt, typed string, width int) string {
+// Moving over the rows drawn before: the cursor up one row, and clearing
+// from the cursor to the end of the screen.
+const (
+	cursorUp   = "\x1b[A"
+	clearToEnd = "\x1b[J"
+)
+
+// minTypedRoom is the fewest columns left on the prompt's last row that
+// what is typed shares with it, cut; with fewer, it takes a row of its
+// own.
+const minTypedRoom = 12
+
+// redraw returns what replaces drawn, the rows drawn last (none: the
+// cursor is at the start of an empty line), with rows, leaving the cursor
+// after the last of them. Each row is narrower than the terminal
+// (layout), so none wrapped and the cursor is on the last of drawn.
+func redraw(drawn int, rows []string) string {
+	return "\r" + strings.Repeat(cursorUp, max(0, drawn-1)) + clearToEnd + strings.Join(rows, newline)
+}
+
+// freshLine starts the prompt on a line of its own, whatever was written
+// before it without a line end ("progress: deploying..."): width spaces
+// from the start of a line fill it without moving to the next, and from
+// anywhere else wrap to the next line, where clearLine then leaves the
+// cursor at its start. A width of 0 or less is unknown, and taken as 80.
+func freshLine(width int) string {
 	if width <= 0 {
 		width = 80
 	}
-	room := width - 1
-	s := []rune(prompt + typed)
-	if len(s) <= room {
-		return string(s)
+	return strings.Repeat(" ", width) + clearLine
+}
+
+// layout returns prompt and typed as the rows they take on a terminal of
+// width columns, each narrower than width so that none wraps and the
+// prompt can be redrawn in place: the prompt is wrapped between words,
+// never cut, so every key and what it does stays in view (a word wider
+// than a row is broken); what is typed follows on the last row, or on a
+// row of its own when too little room is left, and when it is too long
+// the end of it stays, where the cursor is, and "…" stands for what was
+// cut. Columns are counted as the terminal shows them: a wide (CJK)
+// character or an emoji takes two, a combining mark none. A width of 0
+// or less is unknown, and taken as 80.
+func layout(prompt, typed string, width int) []string {
+	if width <= 0 {
+		width = 80
 	}
-	if room < 2 {
-		return "…"
+	room := max(1, width-1)
+	rows := wrap(prompt, room)
+	last := rows[len(rows)-1]
+	free := room - uniseg.StringWidth(last)
+	switch tw := uniseg.StringWidth(typed); {
+	case tw <= free:
+		rows[len(rows)-1] = last + typed
+	case free >= minTypedRoom:
+		rows[len(rows)-1] = last + "…" + lastColumns(typed, free-1)
+	case tw <= room:
+		rows = append(rows, typed)
+	default:
+		rows = append(rows, "…"+lastColumns(typed, room-1))
 	}
-	p := []rune(prompt)
-	if keep := room - len(p) - 1; keep >= 8 {
-		t := []rune(typed)
-		return prompt + "…" + string(t[len(t)-keep:])
+	return rows
+}
+
+// wrap breaks s into rows of at most room columns, between words where
+// it can; spaces at the end of a row that do not fit are dropped.
+func wrap(s string, room int) []string {
+	var rows []string
+	row := ""
+	for s != "" {
+		word := s[:wordEnd(s)]
+		s = s[len(word):]
+		bare := strings.TrimRight(word, " ")
+		if row != "" && uniseg.StringWidth(row+bare) > room {
+			rows = append(rows, strings.TrimRight(row, " "))
+			row = ""
+		}
+		// A word wider than a row is broken.
+		for row == "" && uniseg.StringWidth(bare) > room {
+			head := firstColumns(bare, room)
+			rows = append(rows, head)
+			bare = bare[len(head):]
+		}
+		row += bare + word[len(strings.TrimRight(word, " ")):]
+		for uniseg.StringWidth(row) > room && strings.HasSuffix(row, " ") {
+			row = row[:len(row)-1]
+		}
 	}
-	return "…" + string(s[len(s)-(room-1):])
+	return append(rows, row)
+}
+
+// wordEnd is where the first word of s ends, with the spaces after it.
+func wordEnd(s string) int {
+	i := strings.IndexByte(s, ' ')
+	if i < 0 {
+		return len(s)
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// firstColumns returns the longest start of s, in whole characters, that
+// takes at most n columns, and at least one character.
+func firstColumns(s string, n int) string {
+	end, cols, state := 0, 0, -1
+	for rest := s; rest != ""; {
+		var c string
+		var w int
+		c, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if cols+w > n && end > 0 {
+			break
+		}
+		end, cols = end+len(c), cols+w
+	}
+	return s[:end]
+}
+
+// lastColumns returns the longest end of s, in whole characters, that
+// takes at most n columns.
+func lastColumns(s string, n int) string {
+	var starts []int
+	var widths []int
+	state, at := -1, 0
+	for rest := s; rest != ""; {
+		var c string
+		var w int
+		c, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		starts, widths = append(starts, at), append(widths, w)
+		at += len(c)
+	}
+	start, cols := len(s), 0
+	for i := len(starts) - 1; i >= 0 && cols+widths[i] <= n; i-- {
+		start, cols = starts[i], cols+widths[i]
+	}
+	return s[start:]
+}
+
+// screen is the prompt line as it is on the terminal: the rows drawn last.
+type screen struct {
+	rows []string
+}
+
+// draw returns what replaces the rows drawn last with rows, on a terminal
+// now width columns wide, and nothing when they are the same and the
+// width has not changed. Rows drawn at another width may have been
+// reflowed by the terminal (as tmux, VTE, iTerm2 and Windows Terminal
+// do): each now takes as many rows of the new width as it needs.
+func (s *screen) draw(rows []string, width int) string {
+	if slices.Equal(rows, s.rows) {
+		return ""
+	}
+	if width <= 0 {
+		width = 80
+	}
+	on := 0
+	for _, r := range s.rows {
+		on += max(1, (uniseg.StringWidth(r)+width-1)/width)
+	}
+	s.rows = rows
+	return redraw(on, rows)
 }

@@ -8,14 +8,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/padding"
 )
 
 // checkInert fails the test unless out, everything the prompt wrote, is
 // safe for a terminal: valid UTF-8 without C1 controls, no control byte
-// but CR and LF, and ESC only in the prompt's own clearLine.
+// but CR and LF, and ESC only in the prompt's own clearLine, cursorUp and
+// clearToEnd.
 func checkInert(t *testing.T, out string) {
 	t.Helper()
-	rest := strings.ReplaceAll(out, clearLine, "\r")
+	rest := strings.NewReplacer(clearLine, "\r", cursorUp, "", clearToEnd, "").Replace(out)
 	if !utf8.ValidString(rest) {
 		t.Errorf("output is not valid UTF-8: %q", out)
 	}
@@ -92,8 +94,8 @@ func TestHostileTextIsRefusedOrInert(t *testing.T) {
 				}
 				q := newQuestion(r)
 				checkInert(t, header(r, fakeEpoch.Add(time.Minute), fakeEpoch))
-				checkInert(t, q.line(time.Minute, 0))
-				checkInert(t, q.final(endCancelled, 0))
+				checkInert(t, line(q, time.Minute, 0))
+				checkInert(t, final(q, endCancelled, 0))
 			})
 		}
 	}
@@ -108,9 +110,19 @@ func TestTypedTextIsEchoedInert(t *testing.T) {
 		// Straight into the line, past the decoder, as a stand-in for
 		// a decoder bug.
 		q.typed = append(q.typed, []rune(h.s)...)
-		checkInert(t, q.line(time.Minute, 40))
-		checkInert(t, q.final("", 40))
+		checkInert(t, line(q, time.Minute, 40))
+		checkInert(t, final(q, "", 40))
 	}
+}
+
+// line is the prompt line while it waits, its rows joined.
+func line(q *question, left time.Duration, width int) string {
+	return strings.Join(q.rows(left, width), newline)
+}
+
+// final is the prompt line once the prompt has closed, its rows joined.
+func final(q *question, end string, width int) string {
+	return strings.Join(q.finalRows(end, width), newline)
 }
 
 func TestHeader(t *testing.T) {
@@ -159,56 +171,49 @@ func TestPromptLine(t *testing.T) {
 		left time.Duration
 		want string
 	}{
-		{"confirm", confirmRequest(), 299600 * time.Millisecond, clearLine + "(5m left) Approve (y) or Cancel (n)? [y/N] "},
-		{"confirm with the default approve", defaultApprove, 59 * time.Second, clearLine + "(59s left) Approve (y) or Cancel (n)? [Y/n] "},
-		{"confirm with approve-for", withFor, 61 * time.Second, clearLine + "(1m1s left) Approve (y), Approve for 1h (a) or Cancel (n)? [y/a/N] "},
-		{"confirm without a deadline", confirmRequest(), -1, clearLine + "Approve (y) or Cancel (n)? [y/N] "},
-		{"choose", chooseRequest(), 0, clearLine + "(0s left) Pick one of 1-3 and press Enter: "},
-		{"choose with a default", one, -1, clearLine + "Pick one of 1-3 and press Enter (Enter alone: 3): "},
-		{"choose several with defaults", many, -1, clearLine + "Pick any of 1-3, separated by spaces, and press Enter (Enter alone: 1 3): "},
-		{"input", inputRequest(), -1, clearLine + "Type your answer, Enter for OK, Ctrl-C for Cancel: "},
+		{"confirm", confirmRequest(), 299600 * time.Millisecond, "(5m left) Approve (y) or Cancel (n)? [y/N] "},
+		{"confirm with the default approve", defaultApprove, 59 * time.Second, "(59s left) Approve (y) or Cancel (n)? [Y/n] "},
+		{"confirm with approve-for", withFor, 61 * time.Second, "(1m1s left) Approve (y), Approve for 1h (a) or Cancel (n)? [y/a/N] "},
+		{"confirm without a deadline", confirmRequest(), -1, "Approve (y) or Cancel (n)? [y/N] "},
+		{"choose", chooseRequest(), 0, "(0s left) Pick one of 1-3 and press Enter: "},
+		{"choose with a default", one, -1, "Pick one of 1-3 and press Enter (Enter alone: 3): "},
+		{"choose several with defaults", many, -1, "Pick any of 1-3, separated by spaces, and press Enter (Enter alone: 1 3): "},
+		{"input", inputRequest(), -1, "Type your answer, Enter for OK, Ctrl-C for Cancel: "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := newQuestion(c.r).line(c.left, 200); got != c.want {
+			if got := line(newQuestion(c.r), c.left, 200); got != c.want {
 				t.Errorf("line\n%q, want\n%q", got, c.want)
 			}
 		})
 	}
 	q := newQuestion(chooseRequest())
 	drive(q, "9\r")
-	if got, want := q.line(time.Minute, 200), clearLine+`"9" is not one of 1-3. Pick one of 1-3 and press Enter: `; got != want {
+	if got, want := line(q, time.Minute, 200), `"9" is not one of 1-3. Pick one of 1-3 and press Enter: `; got != want {
 		t.Errorf("after a wrong entry\n%q, want\n%q", got, want)
 	}
 	drive(q, "1")
-	if got := q.line(time.Minute, 200); strings.Contains(got, "not one of") || !strings.HasSuffix(got, ": 1") {
+	if got := line(q, time.Minute, 200); strings.Contains(got, "not one of") || !strings.HasSuffix(got, ": 1") {
 		t.Errorf("the next key keeps the note: %q", got)
 	}
 }
 
-// The prompt line never reaches the terminal's last column, so redrawing
-// it in place never wraps; the end of what is typed stays in view.
-func TestFit(t *testing.T) {
-	cases := []struct {
-		prompt, typed string
-		width         int
-		want          string
-	}{
-		{"> ", "abc", 10, "> abc"},
-		{"> ", "abcdefg", 10, "> abcdefg"},
-		{"> ", "abcdefgh", 10, "…abcdefgh"},
-		{"prompt: ", strings.Repeat("x", 30) + "END", 30, "prompt: …" + strings.Repeat("x", 17) + "END"},
-		{"a long prompt that fills the line: ", "typed", 20, "…ls the line: typed"},
-		{"> ", "abc", 0, "> abc"},
-		{"> ", "abc", 1, "…"},
-	}
-	for _, c := range cases {
-		got := fit(c.prompt, c.typed, c.width)
-		if got != c.want {
-			t.Errorf("fit(%q, %q, %d) = %q, want %q", c.prompt, c.typed, c.width, got, c.want)
-		}
-		if c.width > 1 && utf8.RuneCountInString(got) >= c.width {
-			t.Errorf("fit(%q, %q, %d) = %q: %d columns", c.prompt, c.typed, c.width, got, utf8.RuneCountInString(got))
-		}
+// A message padded with blank lines, spaces, tabs, Unicode spaces or line
+// separators shows its tail right under its head: the padding is a
+// marker, so nothing scrolls the head or the tail out of view.
+func TestHeaderShowsAPaddedMessageWhole(t *testing.T) {
+	for _, c := range padding.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r := confirmRequest()
+			r.Message = padding.Head + c.Pad + padding.Tail
+			got := header(r, time.Time{}, fakeEpoch)
+			checkInert(t, got)
+			if !strings.HasPrefix(got, "Deploy\r\n"+padding.Head) || !strings.Contains(got, padding.Tail) {
+				t.Fatalf("header lacks the head or the tail:\n%.600q", got)
+			}
+			if lines := strings.Count(got, "\n"); lines > 5 {
+				t.Errorf("header takes %d lines:\n%.600q", lines, got)
+			}
+		})
 	}
 }

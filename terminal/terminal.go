@@ -120,6 +120,21 @@ func (t *Terminal) Close() error {
 	return t.close()
 }
 
+// PromptShown reports whether another invocation's prompt is on this
+// terminal now (it holds the terminal's lock in lockDir, as Backend's
+// prompts do): a caller waiting for an answer must then leave the
+// terminal's lines to it.
+func (t *Terminal) PromptShown(lockDir string) bool {
+	t.mu.Lock()
+	ours := t.turn != nil
+	t.mu.Unlock()
+	if ours {
+		return false
+	}
+	held, err := platform.LockHeld(filepath.Join(lockDir, t.lockID+".lock"))
+	return held || err != nil
+}
+
 // Name names the terminal for a person: /dev/pts/3, or the console.
 func (t *Terminal) Name() string { return t.name }
 
@@ -160,7 +175,12 @@ func (p *prompt) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, erro
 	}
 	var once sync.Once
 	restoreOnce := func() { once.Do(func() { _ = restore() }) }
-	stop := onSignal(restoreOnce)
+	// A signal that ends the process ends the prompt's line first, so the
+	// shell's next words ("Terminated") start a line of their own.
+	stop := onSignal(func() {
+		_, _ = io.WriteString(p.t.dev, newline)
+		restoreOnce()
+	})
 	defer stop()
 	defer restoreOnce()
 	return converse(ctx, p.t.dev, r, p.guard)
@@ -214,8 +234,9 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		}
 		return max(0, closes.Sub(dev.now()))
 	}
-	shown := q.line(left(), dev.width())
-	if _, err := io.WriteString(dev, header(r, closes, dev.now())+shown); err != nil {
+	var scr screen
+	width := dev.width()
+	if _, err := io.WriteString(dev, freshLine(width)+header(r, closes, dev.now())+scr.draw(q.rows(left(), width), width)); err != nil {
 		return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
 	}
 	// Whatever was typed while the prompt was being drawn was not typed
@@ -223,9 +244,11 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	_ = dev.discard()
 	t := newTiming(dev.now().Add(guard))
 	end := func(ending string) {
-		_, _ = io.WriteString(dev, q.final(ending, dev.width()))
+		width := dev.width()
+		_, _ = io.WriteString(dev, scr.draw(q.finalRows(ending, width), width)+newline)
 	}
 	var dec decoder
+	var cancelKey key // the last cancel typed, for the ending
 	buf := make([]byte, 256)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -237,7 +260,7 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 			return dialog.Answer{}, err
 		}
 		if t.cancelDue(dev.now()) {
-			end(endCancelled)
+			end(cancelEnding(cancelKey))
 			return dialog.Answer{}, nil
 		}
 		n, err := dev.read(buf)
@@ -247,15 +270,23 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 		}
 		at := dev.now()
 		keys := dec.feed(buf[:n])
+		if n == 0 {
+			keys = append(keys, dec.idle()...)
+		}
+		for _, k := range keys {
+			if k.kind == keyCancel {
+				cancelKey = k
+			}
+		}
 		if ans, done, ending := answerOf(t, q, keys, at); done {
 			end(ending)
 			return ans, nil
 		}
-		if now := q.line(left(), dev.width()); now != shown {
-			if _, err := io.WriteString(dev, now); err != nil {
+		width := dev.width()
+		if d := scr.draw(q.rows(left(), width), width); d != "" {
+			if _, err := io.WriteString(dev, d); err != nil {
 				return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
 			}
-			shown = now
 		}
 	}
 }
@@ -267,8 +298,8 @@ func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answ
 	// passed saw none come within it. A cancel read with it still wins:
 	// the prompt looked open.
 	if ans, ok := t.settled(at); ok {
-		if slices.ContainsFunc(keys, func(k key) bool { return k.kind == keyCancel }) {
-			return dialog.Answer{}, true, endCancelled
+		if i := slices.IndexFunc(keys, func(k key) bool { return k.kind == keyCancel }); i >= 0 {
+			return dialog.Answer{}, true, cancelEnding(keys[i])
 		}
 		return ans, true, ""
 	}
@@ -280,12 +311,18 @@ func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answ
 		case stepHeld:
 			q.note = noteHeld
 			continue
+		case stepVoid:
+			q.note = noteVoid
+			if k.kind == keyEnter {
+				q.note = noteVoidEnded
+			}
+			continue
 		}
 		ans, done := q.key(k)
 		switch {
 		case !done:
 		case k.kind == keyCancel:
-			return ans, true, endCancelled
+			return ans, true, cancelEnding(k)
 		case st == stepKeyAlone:
 			t.wait(ans, at)
 		default:
@@ -293,4 +330,16 @@ func answerOf(t *timing, q *question, keys []key, at time.Time) (ans dialog.Answ
 		}
 	}
 	return dialog.Answer{}, false, ""
+}
+
+// cancelEnding is how the prompt line ends after k, a cancel: as it was
+// typed.
+func cancelEnding(k key) string {
+	switch k.r {
+	case ctrlD:
+		return endCtrlD
+	case esc:
+		return endEsc
+	}
+	return endCancelled
 }

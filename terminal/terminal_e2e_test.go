@@ -219,7 +219,9 @@ func TestTerminalConfirmKeys(t *testing.T) {
 		{"Enter with --default-approve", "--default-approve", []string{"Enter"}, 0, "[Y/n] "},
 		{"n with --default-approve", "--default-approve", []string{"n", "Enter"}, 1, "[Y/n] n"},
 		{"Ctrl-C", "--default-approve", []string{"C-c"}, 1, "[Y/n] ^C"},
-		{"Ctrl-D", "", []string{"C-d"}, 1, "[y/N] ^C"},
+		{"Ctrl-D", "", []string{"C-d"}, 1, "[y/N] ^D"},
+		{"Esc", "--default-approve", []string{"Escape"}, 1, "[Y/n]  (Esc)"},
+		{"Alt-y, then Enter", "", []string{"M-y", "Enter"}, 1, "[y/N] "},
 		{"anything else", "", []string{"-l", "sure"}, 1, "[y/N] sure"},
 	}
 	for i, c := range cases {

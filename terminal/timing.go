@@ -39,6 +39,7 @@ type step int
 const (
 	stepIgnore   step = iota // no answer: typed too soon, or on a line begun too soon
 	stepHeld                 // no answer: part of a burst; the prompt says keys were held
+	stepVoid                 // no answer: on a line begun too soon, typed since; the prompt says so
 	stepKey                  // the question takes it
 	stepKeyAlone             // the question takes it, an Enter alone: its answer waits (wait)
 )
@@ -58,7 +59,7 @@ func (t *timing) key(k key, at time.Time) step {
 		// The rest of a line begun too soon, to its Enter.
 		t.voided = k.kind != keyEnter
 		t.cancelled = k.kind == keyCancel
-		return stepIgnore
+		return stepVoid
 	}
 	if t.pending != nil {
 		// Another key came within settle of an Enter alone.

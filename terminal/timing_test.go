@@ -28,7 +28,8 @@ func TestTimingTable(t *testing.T) {
 	}{
 		{"a key after the guard is the question's", []typed{{r('y'), ms(500), stepKey}, {enter, ms(1500), stepKey}}, ms(1600), false, false},
 		{"a key within the guard is no answer", []typed{{r('y'), ms(100), stepIgnore}}, ms(400), false, false},
-		{"a line begun within the guard is void up to its Enter", []typed{{r('n'), ms(100), stepIgnore}, {enter, ms(900), stepIgnore}, {r('y'), ms(1700), stepKey}}, ms(1800), false, false},
+		{"a line begun within the guard is void up to its Enter", []typed{{r('n'), ms(100), stepIgnore}, {enter, ms(900), stepVoid}, {r('y'), ms(1700), stepKey}}, ms(1800), false, false},
+		{"keys after the guard on a line begun within it are void, and said so", []typed{{r('y'), ms(200), stepIgnore}, {r('y'), ms(1200), stepVoid}, {r('e'), ms(1210), stepVoid}, {enter, ms(1250), stepVoid}, {r('y'), ms(2000), stepKey}}, ms(2100), false, false},
 		{"a line ended within the guard is gone whole", []typed{{r('n'), ms(50), stepIgnore}, {enter, ms(100), stepIgnore}, {enter, ms(900), stepKeyAlone}}, ms(1600), false, true},
 		{"a cancel within the guard takes effect when it passes", []typed{{cancel, ms(100), stepIgnore}, {r('y'), ms(500), stepIgnore}}, ms(400), true, false},
 		{"a cancel within the guard is not due before it passes", []typed{{cancel, ms(100), stepIgnore}}, ms(200), false, false},

@@ -42,6 +42,18 @@ type inputRecord struct {
 	controlKeyState uint32
 }
 
+// altOnly reports whether a key was pressed with Alt and without Ctrl:
+// Alt with a key, which the prompt drops, as the decoder drops ESC and a
+// key on Unix (Alt-y is not y). AltGr, which types characters of its own
+// (@, €), is Ctrl and Alt together, and counts.
+func altOnly(controlKeyState uint32) bool {
+	const (
+		alt  = 0x0001 | 0x0002 // RIGHT_ALT_PRESSED, LEFT_ALT_PRESSED
+		ctrl = 0x0004 | 0x0008 // RIGHT_CTRL_PRESSED, LEFT_CTRL_PRESSED
+	)
+	return controlKeyState&alt != 0 && controlKeyState&ctrl == 0
+}
+
 func open() (*Terminal, error) {
 	in, err := openConsole("CONIN$")
 	if err != nil {
@@ -121,7 +133,7 @@ func (d *consoleDevice) read(p []byte) (int, error) {
 	}
 	n := 0
 	for _, rec := range recs[:got] {
-		if rec.eventType != windows.KEY_EVENT || rec.keyDown == 0 || rec.unicodeChar == 0 {
+		if rec.eventType != windows.KEY_EVENT || rec.keyDown == 0 || rec.unicodeChar == 0 || altOnly(rec.controlKeyState) {
 			continue
 		}
 		c := rec.unicodeChar

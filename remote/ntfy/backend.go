@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/remote"
@@ -394,16 +393,19 @@ func answerFor(r dialog.Request, bt *button) dialog.Answer {
 	}
 }
 
-// cut shortens s to at most max bytes on a rune boundary, saying so at its
-// end: text longer than ntfy delivers is cut visibly, never silently.
+// cut shortens s to at most max bytes, visibly, never silently: its
+// first line says the text is not all there, and its head and its tail
+// stay (dialog.Cut) around a line saying how much was left out, so that
+// the end of a request (a command's last part, who asks) is never what
+// the phone drops.
 func cut(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	const note = "\n… (cut: %d more bytes)"
-	keep := max - len(fmt.Sprintf(note, len(s)))
-	for keep > 0 && !utf8.RuneStart(s[keep]) {
-		keep--
-	}
-	return s[:keep] + fmt.Sprintf(note, len(s)-keep)
+	const (
+		first = "Too long to show whole: deny unless you know what all of it says.\n\n"
+		note  = "\n… (cut: %d more bytes) …\n"
+	)
+	head, tail, n := dialog.Cut(s, max-len(first)-len(fmt.Sprintf(note, len(s))), -1)
+	return first + head + fmt.Sprintf(note, n) + tail
 }

@@ -4,7 +4,11 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/padding"
 )
 
 // Text longer than ntfy delivers is cut on a rune boundary, with a note
@@ -66,4 +70,23 @@ func FuzzReply(f *testing.F) {
 			t.Fatalf("%q matched the button %s", body, got.choice)
 		}
 	})
+}
+
+// The phone's message shows a padded command whole, and one too long for
+// ntfy keeps its head and its tail (who asks, when it closes), saying
+// first that it is not all there.
+func TestRequestShowsTheTail(t *testing.T) {
+	b := &Backend{}
+	for _, c := range padding.Cases {
+		r := dialog.Request{Message: padding.Head + c.Pad + padding.Tail, OKLabel: "Allow", CancelLabel: "Deny", Origin: "Claude Code in ~/w"}
+		m := b.request(r, time.Time{}, nil).Message
+		if !strings.HasPrefix(m, padding.Head) || !strings.Contains(m, padding.Tail+"\n\nAsked by Claude Code in ~/w") || len(m) > 200 {
+			t.Errorf("%s: the phone's message is %d bytes:\n%.300q", c.Name, len(m), m)
+		}
+	}
+	r := dialog.Request{Message: "Run this?\n" + strings.Repeat("x", 10000) + "\nrm -rf ~/important", OKLabel: "Allow", CancelLabel: "Deny", Origin: "Claude Code in ~/w"}
+	m := b.request(r, time.Time{}, nil).Message
+	if len(m) > MaxMessageBytes || !strings.HasPrefix(m, "Too long to show whole") || !strings.HasSuffix(m, "rm -rf ~/important\n\nAsked by Claude Code in ~/w") {
+		t.Errorf("a message too long for ntfy is not cut to its head and tail: %d bytes, %.200q … %q", len(m), m, m[max(0, len(m)-80):])
+	}
 }

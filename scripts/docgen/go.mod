@@ -20,6 +20,7 @@ require (
 	github.com/ncruces/zenity v0.10.15 // indirect
 	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
 	github.com/randall77/makefat v0.0.0-20260406194835-1b91746796b7 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect

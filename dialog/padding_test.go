@@ -1,0 +1,93 @@
+package dialog
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ask-confirm/ask-confirm/internal/padding"
+)
+
+func TestCompactPadding(t *testing.T) {
+	for _, p := range padding.Cases {
+		t.Run(p.Name, func(t *testing.T) {
+			got := Compact(padding.Head + p.Pad + padding.Tail)
+			if !strings.HasPrefix(got, padding.Head) || !strings.HasSuffix(got, padding.Tail) {
+				t.Fatalf("Compact lost the head or the tail: %q", got)
+			}
+			if lines := strings.Count(got, "\n") + 1; lines > 3 {
+				t.Errorf("%d lines left: %q", lines, got)
+			}
+			if len(got) > 80 {
+				t.Errorf("%d bytes left: %q", len(got), got)
+			}
+			if !strings.Contains(got, "×") {
+				t.Errorf("no marker says padding was there: %q", got)
+			}
+			if again := Compact(got); again != got {
+				t.Errorf("Compact is not idempotent: %q, then %q", got, again)
+			}
+		})
+	}
+}
+
+func TestCompact(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"ls\n" + strings.Repeat("\n", 29) + "rm", "ls\n⏎ ×30\nrm"},
+		{"a\n\nb", "a\n\nb"},
+		{"a\n \t\nb", "a\n \t\nb"},
+		{"a\n\n\nb", "a\n⏎ ×3\nb"},
+		{"a\n  \n\n  b", "a\n⏎ ×3\n  b"},
+		{"a" + strings.Repeat(" ", 32) + "b", "a" + strings.Repeat(" ", 32) + "b"},
+		{"a" + strings.Repeat(" ", 33) + "b", "a␠ ×33b"},
+		{"a\t\t\t\tb", "a\t\t\t\tb"},
+		{"a\t\t\t\t\tb", "a␠ ×5b"},
+		{"x\u2028\u2028\u2028y", "x\n⏎ ×3\ny"},
+		{"x\u2028y", "x\u2028y"},
+		{"NAME        STATUS\nweb         Running", "NAME        STATUS\nweb         Running"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := Compact(c.in); got != c.want {
+			t.Errorf("Compact(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// Shown, what the dialog and the terminal show, writes padding as
+// markers, so the origin line and the message's tail stay in view.
+func TestShownCompactsPadding(t *testing.T) {
+	r := Request{Message: "Run ls?" + strings.Repeat("\n", 40) + "and rm -rf ~", Origin: "agent in ~/w"}
+	want := "Run ls?\n⏎ ×40\nand rm -rf ~\n\nAsked by agent in ~/w"
+	if got := r.Shown(time.Time{}, time.Time{}); got != want {
+		t.Errorf("Shown = %q, want %q", got, want)
+	}
+}
+
+func TestCutKeepsHeadAndTail(t *testing.T) {
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, strings.Repeat("x", i%7)+"line")
+	}
+	s := strings.Join(lines, "\n")
+	head, tail, n := Cut(s, 10000, 25)
+	if strings.Count(head, "\n")+1+strings.Count(tail, "\n")+1 > 24 {
+		t.Errorf("head %q and tail %q hold more than the 24 lines left for them", head, tail)
+	}
+	if !strings.HasPrefix(s, head) || !strings.HasSuffix(s, tail) || len(head)+n+len(tail) != len(s) {
+		t.Errorf("head %d, omitted %d, tail %d bytes do not make up %d", len(head), n, len(tail), len(s))
+	}
+	if !strings.HasSuffix(tail, lines[99]) || tail[0] == '\n' {
+		t.Errorf("tail %q", tail)
+	}
+
+	s = strings.Repeat("é✓", 3000)
+	head, tail, n = Cut(s, 1000, -1)
+	if len(head)+len(tail) > 1000 || !utf8.ValidString(head) || !utf8.ValidString(tail) || n == 0 || len(tail) < 300 {
+		t.Errorf("Cut of %d bytes to 1000: head %d, tail %d, omitted %d", len(s), len(head), len(tail), n)
+	}
+	if head, tail, n := Cut("fits", 10, 1); head != "fits" || tail != "" || n != 0 {
+		t.Errorf("Cut of a text that fits: %q %q %d", head, tail, n)
+	}
+}
