@@ -125,6 +125,26 @@ func TestEachKeyUseAskedAnewUnlessRemembered(t *testing.T) {
 	}
 }
 
+// The timeout's whole documented range is accepted, its top included
+// (24h was refused once, as "24h0m10s is outside 0 to 24h0m0s": the
+// program's own wait past the dialog's end was checked as the person's),
+// and a value above it is refused in the person's own terms.
+func TestTimeoutRange(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	for _, v := range []string{"1s", lifecycle.MaxTimeout.String()} {
+		f.env[timeoutEnv] = v
+		if code := f.run("Allow use of key k?"); code != 0 {
+			t.Errorf("%s=%s: exit %d, %s", timeoutEnv, v, code, f.stderr.String())
+		}
+	}
+	f.env[timeoutEnv] = "24h1s"
+	want := timeoutEnv + ": must be longer than 0s and at most 24h, not 24h0m1s"
+	if code := f.run("Allow use of key k?"); code != int(lifecycle.ExitUsage) || !strings.Contains(f.stderr.String(), want) {
+		t.Errorf("%s=24h1s: exit %d, %q; want exit 2 saying %q", timeoutEnv, code, f.stderr.String(), want)
+	}
+}
+
 // What ssh sends is shown literally: escape sequences in the prompt reach
 // the dialog as visible text, never as control characters.
 func TestPromptShownLiterally(t *testing.T) {

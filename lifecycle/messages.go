@@ -80,4 +80,6 @@ const (
 	msgApprovedFor  = "approved for %s, until %s"
 	msgNoAnswer     = "the store says a %s was answered but holds no answer"
 	msgHeadlessNone = "approve has no answer to give to a choice or a text; use fail or deny"
+	msgOutside      = "%s is outside %s to %s"
+	msgTimeoutRange = "must be longer than 0s and at most %s, not %s"
 )

@@ -201,10 +201,10 @@ func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
 		r := e.StoreError(w.id, err)
 		return &r, false
 	}
-	if started && ch != nil && ch.Attached {
-		// This invocation now asks in its own process, maybe after
-		// another's prompt died: it waits for its own, to the deadline
-		// just set, whenever that is.
+	if started && (w.c.UntilEnd || ch != nil && ch.Attached) {
+		// This invocation now asks (in its own process, for an Attached
+		// Channel), maybe after another's holder or prompt died: it waits
+		// for its own, to the deadline just set, whenever that is.
 		w.deadline = latest(w.deadline, e.now().Add(w.c.Timeout+attachedGrace))
 	}
 	return nil, started
@@ -247,7 +247,7 @@ func (w *waiter) phone(ch *Channel) (string, *Result) {
 	if !w.phoneDecided {
 		w.phoneDecided = true
 		w.phoneWay, w.phoneRefusal = w.e.phoneFor(w.c, ch != nil || w.canAsk())
-		if w.phoneWay == phoneOnly && ch != nil && ch.Attached {
+		if w.phoneWay == phoneOnly && ch != nil && ch.Attached && !w.c.UntilEnd {
 			// Not asked in this process after all: the call's Wait
 			// applies, not the prompt's whole Timeout.
 			w.deadline = w.deadline.Add(w.c.Wait - w.c.wait())

@@ -959,7 +959,7 @@ func TestConfirmInvalidArgumentsAreToolErrors(t *testing.T) {
 		{"labels alike", map[string]any{"message": "Go?", "ok_label": "Same", "cancel_label": "Same"}, []string{"invalid argument ok_label: must differ from"}},
 		{"default ok label as cancel label", map[string]any{"message": "Go?", "cancel_label": "Approve"}, []string{"invalid argument ok_label:"}},
 		{"timeout not a duration", map[string]any{"message": "Go?", "timeout": "soon"}, []string{`invalid argument timeout: "soon" is not a duration such as 90s or 10m`}},
-		{"timeout too long", map[string]any{"message": "Go?", "timeout": "25h"}, []string{"invalid argument timeout: 25h0m0s is outside"}},
+		{"timeout too long", map[string]any{"message": "Go?", "timeout": "25h"}, []string{"invalid argument timeout: must be longer than 0s and at most 24h, not 25h"}},
 		{"timeout zero", map[string]any{"message": "Go?", "timeout": "0s"}, []string{"invalid argument timeout:"}},
 		{"control character in the title", map[string]any{"message": "Go?", "title": "a\x1b[31mb"}, []string{"invalid argument title: contains control character U+001B"}},
 		{"bidirectional override in the message", map[string]any{"message": "Go\u202e?"}, []string{"invalid argument message: contains bidirectional override U+202E"}},
