@@ -109,6 +109,9 @@ func (p program) confirm(ctx context.Context, prompt string) int {
 	if err != nil {
 		return p.fail(lifecycle.ExitUsage, err)
 	}
+	if r.Warning != "" {
+		fmt.Fprintf(p.stderr, msgWarning+"\n", r.Warning)
+	}
 	if r.ExitCode == lifecycle.ExitApproved {
 		// Nothing on stdout: OpenSSH reads an empty answer as yes.
 		return int(lifecycle.ExitApproved)

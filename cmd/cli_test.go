@@ -439,6 +439,24 @@ func TestCLIHeadless(t *testing.T) {
 		}
 	})
 
+	t.Run("a phone named but not set up, with --if-headless deny", func(t *testing.T) {
+		// --remote fallback (or also) where nobody is here and no phone is
+		// set up leaves nobody to ask: --if-headless deny decides, as it
+		// says, rather than exit 2; the JSON says why the phone was left
+		// out. Without --if-headless, exit 2 says to set the phone up.
+		f := newCLIFixture(t)
+		f.headless(why)
+		for _, mode := range []string{"fallback", "also"} {
+			r := f.run("--json", "--message", "Ship v2?", "--remote", mode, "--if-headless", "deny")
+			f.expectCode(r, lifecycle.ExitDenied)
+			if !strings.Contains(r.res.Warning, "no phone is set up") || strings.Count(r.stderr, "no phone is set up") != 1 {
+				t.Errorf("--remote %s: JSON warning %q, stderr %q; want the phone's absence said once in each", mode, r.res.Warning, r.stderr)
+			}
+			r = f.run("--json", "--message", "Ship v2?", "--remote", mode)
+			f.expectCode(r, lifecycle.ExitUsage)
+		}
+	})
+
 	t.Run("approve is refused when it cannot be logged", func(t *testing.T) {
 		f := newCLIFixture(t)
 		f.headless(why)
@@ -800,5 +818,20 @@ func TestCLICompletion(t *testing.T) {
 	r := f.runRaw("completion", "bash")
 	if r.code != 0 || !strings.Contains(r.stdout, "ask-confirm") || !strings.Contains(r.stdout, "complete") {
 		t.Errorf("completion bash: exit %d, stderr %q, stdout starts %.200q", r.code, r.stderr, r.stdout)
+	}
+}
+
+// --remote also with no phone set up asks by dialog alone, and the
+// caller's JSON says so in its warning field, as scripting.md promises
+// (it was only a line of stderr), and stderr says it once.
+func TestCLIPhoneLeftOutIsInTheJSON(t *testing.T) {
+	f := newCLIFixture(t)
+	r := f.run("--json", "--wait", "0", "--message", "Ship v2?", "--remote", "also")
+	f.expectCode(r, lifecycle.ExitPending)
+	if !strings.Contains(r.res.Warning, "no phone is set up") || strings.Count(r.stderr, "no phone is set up") != 1 {
+		t.Errorf("JSON warning %q, stderr %q; want the phone's absence said once in each", r.res.Warning, r.stderr)
+	}
+	if f.spawnCount() != 1 {
+		t.Errorf("%d dialogs, want the one asked without the phone", f.spawnCount())
 	}
 }

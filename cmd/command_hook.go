@@ -128,6 +128,10 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 		// host asks instead.
 		r = lifecycle.ErrorResult("", lifecycle.ExitInternal, err)
 	}
+	if r.Warning != "" {
+		// The host's JSON has no place for it; its log has stderr.
+		a.out.line("warning: ", r.Warning)
+	}
 	stopped := hook.NotStopped
 	switch {
 	case hostAnswered.Load():

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/platform"
@@ -36,7 +37,13 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	w.lockPath = e.paths.LockFile(w.id)
 	w.deadline = e.now().Add(c.wait())
 	defer w.stopWatching()
-	return w.run(ctx), nil
+	r := w.run(ctx)
+	if w.phoneWarning != nil {
+		// The caller's own result says it, as --json's warning and on
+		// stderr, not only a line of stderr.
+		r.Warning = strings.TrimPrefix(r.Warning+"; "+w.phoneWarning.Error(), "; ")
+	}
+	return r, nil
 }
 
 // rememberedByDialog returns the answer kept for c's request as asked by
@@ -93,6 +100,9 @@ type waiter struct {
 	phoneDecided bool
 	phoneWay     string
 	phoneRefusal *Result
+	// phoneWarning is what kept the phone out of the request, for the
+	// result.
+	phoneWarning error
 }
 
 func (w *waiter) run(ctx context.Context) Result {
@@ -246,7 +256,7 @@ func (e *Engine) prepare(c Call) Call {
 func (w *waiter) phone(ch *Channel) (string, *Result) {
 	if !w.phoneDecided {
 		w.phoneDecided = true
-		w.phoneWay, w.phoneRefusal = w.e.phoneFor(w.c, ch != nil || w.canAsk())
+		w.phoneWay, w.phoneRefusal, w.phoneWarning = w.e.phoneFor(w.c, ch != nil || w.canAsk())
 		if w.phoneWay == phoneOnly && ch != nil && ch.Attached && !w.c.UntilEnd {
 			// Not asked in this process after all: the call's Wait
 			// applies, not the prompt's whole Timeout.
