@@ -179,7 +179,7 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 // prompt on the terminal have it; call it once the outcome is printed.
 func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle.Call, done, closeTerminal func()) {
 	call = o.call
-	if o.noTerminal || a.terminal == nil || terminalOffBy(a.getenv) != "" {
+	if o.noTerminal || a.terminal == nil || terminalOffBy(a.lookupEnv) != "" {
 		return call, func() {}, func() {}
 	}
 	t, err := a.terminal()
@@ -212,17 +212,20 @@ func (c countdown) Waiting(left time.Duration, until time.Time) {
 
 func (c countdown) Done() { fmt.Fprint(c.w, "\r\033[K") }
 
-// terminalOffBy says which variable of getenv's environment turns the
-// terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any
-// value but empty), as --no-terminal does for every command run with it;
-// CI, which CI systems set for their jobs, some of which run commands under
-// a pseudo-terminal; and CLAUDECODE, which Claude Code sets for the
-// commands its agent runs. Such a terminal belongs to a program, which
-// would have to answer, or leave the prompt standing until --timeout.
-func terminalOffBy(getenv func(string) string) string {
+// terminalOffBy says which variable of lookupEnv's environment turns the
+// terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (set, to
+// any value, an empty one included: a person who wrote
+// ASK_CONFIRM_NO_TERMINAL= meant it off), as --no-terminal does for every
+// command run with it; CI (any value but empty, false and 0), which CI
+// systems set for their jobs, some of which run commands under a
+// pseudo-terminal; and CLAUDECODE (any value but empty), which Claude Code
+// sets for the commands its agent runs. Such a terminal belongs to a
+// program, which would have to answer, or leave the prompt standing until
+// --timeout.
+func terminalOffBy(lookupEnv func(string) (string, bool)) string {
 	for _, v := range []string{"ASK_CONFIRM_NO_TERMINAL", "CI", "CLAUDECODE"} {
-		switch val := getenv(v); {
-		case val == "", v == "CI" && (val == "false" || val == "0"):
+		switch val, set := lookupEnv(v); {
+		case !set, v != "ASK_CONFIRM_NO_TERMINAL" && val == "", v == "CI" && (val == "false" || val == "0"):
 		default:
 			return fmt.Sprintf(msgTerminalOffBy, v, val)
 		}

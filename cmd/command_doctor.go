@@ -103,7 +103,7 @@ func (a *app) checkTerminal() terminalCheck {
 	if a.terminal == nil {
 		return terminalCheck{Reason: msgDoctorNoTerminal}
 	}
-	if why := terminalOffBy(a.getenv); why != "" {
+	if why := terminalOffBy(a.lookupEnv); why != "" {
 		return terminalCheck{Reason: why}
 	}
 	t, err := a.terminal()

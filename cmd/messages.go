@@ -130,8 +130,8 @@ at once. choose takes an option's number, input a line. Text typed before
 the prompt appeared, and a held or pasted Enter, are no answer.
 
 --no-terminal skips the terminal, and so do CI (other than false or 0),
-CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
---if-headless decides.
+CLAUDECODE and ASK_CONFIRM_NO_TERMINAL (set to anything, even empty) in
+the environment; then --if-headless decides.
 `
 	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
 

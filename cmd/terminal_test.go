@@ -69,7 +69,7 @@ func withTerminal(f *cliFixture, ans dialog.Answer) *fakePrompt {
 	p := &fakePrompt{answer: ans, took: 10 * time.Millisecond}
 	f.clock = func() time.Time { return time.Now().Add(time.Duration(p.skew.Load())) }
 	f.rebuild()
-	f.a.getenv = func(string) string { return "" }
+	f.a.lookupEnv = func(string) (string, bool) { return "", false }
 	f.a.terminal = func() (terminalPrompt, error) {
 		p.mu.Lock()
 		p.opened++
@@ -207,11 +207,11 @@ func TestCLITerminalOffByEnvironment(t *testing.T) {
 			f := newCLIFixture(t)
 			f.headless("no display")
 			p := withTerminal(f, dialog.Answer{Approved: true})
-			f.a.getenv = func(k string) string {
+			f.a.lookupEnv = func(k string) (string, bool) {
 				if k == name {
-					return "1"
+					return "1", true
 				}
-				return ""
+				return "", false
 			}
 			r := f.run("--message", "Ship v2?")
 			f.expectCode(r, lifecycle.ExitHeadless)
@@ -235,15 +235,17 @@ func TestTerminalOffBy(t *testing.T) {
 		"CI=0":                      false,
 		"CLAUDECODE=1":              true,
 		"ASK_CONFIRM_NO_TERMINAL=1": true,
-		"ASK_CONFIRM_NO_TERMINAL=":  false,
+		"ASK_CONFIRM_NO_TERMINAL=":  true, // set, though empty: off, as documented
+		"CI=":                       false,
+		"CLAUDECODE=":               false,
 		"GITHUB_ACTIONS=true":       false,
 	} {
 		k, v, _ := strings.Cut(env, "=")
-		got := terminalOffBy(func(name string) string {
+		got := terminalOffBy(func(name string) (string, bool) {
 			if name == k {
-				return v
+				return v, true
 			}
-			return ""
+			return "", false
 		})
 		if (got != "") != off || (off && !strings.Contains(got, k)) {
 			t.Errorf("%q: terminalOffBy = %q, want off %v", env, got, off)
