@@ -835,3 +835,40 @@ func TestCLIPhoneLeftOutIsInTheJSON(t *testing.T) {
 		t.Errorf("%d dialogs, want the one asked without the phone", f.spawnCount())
 	}
 }
+
+// choose and input point at their own help, and, where nobody can be
+// asked, only at what they take: --if-headless approve, which they
+// refuse, is no way out for them. (Their hints once named 'ask-confirm
+// --help' and --if-headless approve.)
+func TestCLIChooseAndInputHints(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		args []string
+	}{
+		{"choose", []string{"--option", "a", "--option", "b"}},
+		{"input", nil},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			f := newCLIFixture(t)
+			own := "hint: run 'ask-confirm " + c.cmd + " --help'"
+			for _, bad := range [][]string{{"--wait", "25h", "--message", "m"}, {"--timeout", "0"}} {
+				r := f.runRaw(append(append([]string{c.cmd}, c.args...), bad...)...)
+				f.expectCode(r, lifecycle.ExitUsage)
+				if !strings.Contains(r.stderr, own) {
+					t.Errorf("%s %q: stderr %q, want %q", c.cmd, bad, r.stderr, own)
+				}
+			}
+			f.headless("no display")
+			r := f.runRaw(append([]string{c.cmd, "--message", "Which?"}, c.args...)...)
+			f.expectCode(r, lifecycle.ExitHeadless)
+			if !strings.Contains(r.stderr, "--if-headless deny") || strings.Contains(r.stderr, "approve") {
+				t.Errorf("%s headless: stderr %q, want a hint naming --if-headless deny and not approve", c.cmd, r.stderr)
+			}
+		})
+	}
+	f := newCLIFixture(t)
+	f.headless("no display")
+	if r := f.runRaw("--message", "Ship?"); !strings.Contains(r.stderr, "--if-headless deny (or approve)") {
+		t.Errorf("confirm headless: stderr %q, want approve offered", r.stderr)
+	}
+}

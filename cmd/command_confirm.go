@@ -59,7 +59,7 @@ Exit codes:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runConfirm(c.Context(), c.Flags(), o)
+			return a.runConfirm(c.Context(), c.CommandPath(), c.Flags(), o)
 		},
 	}
 	o.define(c.Flags())
@@ -129,11 +129,12 @@ func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool)
 	f.SortFlags = false
 }
 
-// runConfirm runs the confirm command once its flags, f, are parsed into o.
-func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOptions) error {
+// runConfirm runs the confirm command (or choose, or input: path is the
+// command's, for the hints) once its flags, f, are parsed into o.
+func (a *app) runConfirm(ctx context.Context, path string, f *pflag.FlagSet, o *confirmOptions) error {
 	if !f.Changed("message") {
 		r := lifecycle.ErrorResult("", lifecycle.ExitUsage, errors.New(msgNoMessage))
-		r.Hint = hintFlag
+		r.Hint = fmt.Sprintf(hintFlagFor, path)
 		return a.report(r, o.json)
 	}
 	wd, err := os.Getwd()
@@ -160,7 +161,7 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 	promptDone()
 	if err != nil {
 		r = lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
-		r.Hint = hintFlag
+		r.Hint = fmt.Sprintf(hintFlagFor, path)
 	}
 	if r.Headless && r.ExitCode == lifecycle.ExitApproved && o.json {
 		// Without --json the outcome line itself says so on stderr.

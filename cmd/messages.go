@@ -8,7 +8,6 @@ const (
 	msgNoMessage = "--message is required"
 	msgNoWorkDir = "finding the working directory for --scope: %w"
 	msgCountdown = "ask-confirm: waiting for answer… %s left, dialog open until %s"
-	hintFlag     = "run 'ask-confirm --help' for the flags and their limits"
 	hintFlagFor  = "run '%s --help' for the flags and their limits"
 	hintList     = "run 'ask-confirm list' for the stored requests and their keys"
 	hintHelp     = "run 'ask-confirm --help' for the commands"

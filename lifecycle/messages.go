@@ -21,6 +21,7 @@ const (
 
 	msgHeadless        = "nobody can be asked: %s"
 	hintHeadless       = "run where a display is available, or pass --if-headless deny (or approve) to decide without asking"
+	hintHeadlessDeny   = "run where a display is available, or pass --if-headless deny to decide without asking"
 	msgHeadlessDeny    = "denied without asking: %s (--if-headless deny)"
 	msgHeadlessApprove = "approved without asking: %s (--if-headless approve)"
 
