@@ -47,6 +47,7 @@ const (
 	MsgUncollected = "no caller has collected it yet"
 
 	msgNoMatch       = "no stored request matches %q"
+	msgTooShort      = "no request was asked with --key %q, and as the start of an identity it is too short: give at least %d of its characters"
 	msgAmbiguous     = "%q matches %d requests; give more of the identity"
 	msgKeyManyWays   = "--key %q was asked more than one way (%s), each its own request; give the identity"
 	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
