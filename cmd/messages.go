@@ -87,6 +87,7 @@ const (
 	msgDoctorAskTerminal     = "on the terminal only: %s"
 	msgDoctorAskNo           = "no: %s"
 	msgDoctorNone            = "none"
+	msgDoctorNoneAnswers     = "none answers: %s"
 	msgDoctorCodexOK         = "%s: approved once in Codex (Codex runs it until it changes; then approve it again with /hooks)"
 	msgDoctorCodexUntrusted  = "not trusted yet: Codex skips it, without a word in codex exec, until you approve it in its Hooks need review screen or with /hooks"
 	msgDoctorCodexDisabled   = "turned off in Codex (enabled = false, or [features] hooks = false)"
