@@ -872,3 +872,30 @@ func TestCLIChooseAndInputHints(t *testing.T) {
 		t.Errorf("confirm headless: stderr %q, want approve offered", r.stderr)
 	}
 }
+
+// --title "" shows the default title in the window, and so list, the
+// history and the request's identity take the default title too: it is
+// the same dialog as one asked without --title. (list and history once
+// showed a blank title for it.)
+func TestCLIEmptyTitleIsTheDefault(t *testing.T) {
+	f := newCLIFixture(t)
+	wd := cliWorkDir(t)
+	r := f.run("--json", "--wait", "0", "--title", "", "--message", "Ship v2?")
+	f.expectCode(r, lifecycle.ExitPending)
+	if want := cliRequest("Ship v2?", wd, "").Identity(); r.res.Key != want {
+		t.Errorf("key %s, want the default title's %s", r.res.Key, want)
+	}
+	rec, found, err := f.store.Get(r.res.Key)
+	if err != nil || !found || rec.Title != dialog.DefaultTitle {
+		t.Errorf("record title %q (%v %v), want %q", rec.Title, found, err, dialog.DefaultTitle)
+	}
+	for _, e := range f.events() {
+		if e.Title != dialog.DefaultTitle {
+			t.Errorf("history %s event has title %q, want %q", e.Event, e.Title, dialog.DefaultTitle)
+		}
+	}
+	list := f.runRaw("list")
+	if !strings.Contains(list.stdout, dialog.DefaultTitle) {
+		t.Errorf("list does not show the title %q:\n%s", dialog.DefaultTitle, list.stdout)
+	}
+}

@@ -144,6 +144,11 @@ func (a *app) runConfirm(ctx context.Context, path string, f *pflag.FlagSet, o *
 	if !f.Changed("scope") {
 		o.call.Request.Scope = wd
 	}
+	if o.call.Request.Title == "" {
+		// The window shows the default title for an empty one: so do list,
+		// history and the request's identity.
+		o.call.Request.Title = dialog.DefaultTitle
+	}
 	if !o.noOrigin {
 		// Who asks: the program that ran ask-confirm, and where.
 		home, _ := os.UserHomeDir()
