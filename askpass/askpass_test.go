@@ -10,7 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -247,5 +249,37 @@ func TestManualNamesTheSettings(t *testing.T) {
 		if !strings.Contains(Manual, want) {
 			t.Errorf("Manual does not say %q", want)
 		}
+	}
+}
+
+// The man page's example is the set-up docs/askpass.md gives and the
+// end-to-end tests run (e2e.NewSSHAgent): SSH_ASKPASS, by its absolute
+// path, in the agent's environment when it starts, then ssh-add -c. (It
+// once set SSH_ASKPASS for ssh-add alone, which adds the key and leaves
+// every use of it refused without a dialog.)
+func TestManualExampleIsTheTestedSetUp(t *testing.T) {
+	b, err := os.ReadFile("../docs/askpass.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(b), "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var doc []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		doc = append(doc, strings.TrimSpace(line))
+	}
+	var manual []string
+	for _, line := range strings.Split(Manual, "\n") {
+		if strings.HasPrefix(line, "  ") {
+			manual = append(manual, strings.TrimSpace(line))
+		}
+	}
+	if !slices.Equal(manual, doc) {
+		t.Fatalf("the manual's example %q is not askpass.md's %q", manual, doc)
+	}
+	if len(doc) != 3 || doc[0] != `export SSH_ASKPASS="$(command -v ask-confirm-askpass)"` ||
+		doc[1] != `eval "$(ssh-agent)"` || !strings.HasPrefix(doc[2], "ssh-add -c ") {
+		t.Fatalf("the example %q does not set SSH_ASKPASS by its absolute path before the agent starts, then add a key with -c", doc)
 	}
 }
