@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/mdtable"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/terminal"
 )
@@ -251,4 +252,26 @@ func TestTerminalOffBy(t *testing.T) {
 			t.Errorf("%q: terminalOffBy = %q, want off %v", env, got, off)
 		}
 	}
+}
+
+// The environment table says which values turn the terminal prompt off,
+// as terminalOffBy reads them: ASK_CONFIRM_NO_TERMINAL set to an empty
+// value too (once documented as "any value" while an empty one left the
+// prompt on).
+func TestDocsSayWhatTurnsTheTerminalOff(t *testing.T) {
+	rows, err := mdtable.Rows("../docs/trust-and-files.md", "## Environment variables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emptyOff := terminalOffBy(func(name string) (string, bool) { return "", name == "ASK_CONFIRM_NO_TERMINAL" }) != ""
+	for _, row := range rows {
+		if mdtable.Code(row[0]) != "ASK_CONFIRM_NO_TERMINAL" {
+			continue
+		}
+		if says := strings.Contains(row[1], "an empty one too"); says != emptyOff {
+			t.Errorf("the table says %q; an empty value turns the prompt off: %v", row[1], emptyOff)
+		}
+		return
+	}
+	t.Fatal("docs/trust-and-files.md has no row for ASK_CONFIRM_NO_TERMINAL")
 }

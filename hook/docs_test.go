@@ -2,6 +2,8 @@ package hook
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -146,4 +148,17 @@ func mentionsEvent(cell string) bool {
 		}
 	}
 	return false
+}
+
+// agent-hooks.md gives the caps on each text the dialog shows as the code
+// sets them.
+func TestDocsShownCaps(t *testing.T) {
+	b, err := os.ReadFile("../docs/agent-hooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("Each text is cut after %d lines or %s bytes", maxShownLines, thousands(maxShownBytes))
+	if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
+		t.Errorf("docs/agent-hooks.md does not say %q", want)
+	}
 }
