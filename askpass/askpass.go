@@ -75,10 +75,6 @@ const (
 // confirmed within seconds by someone who is there.
 const defaultTimeout = 2 * time.Minute
 
-// waitGrace is how long the program waits beyond the dialog's timeout,
-// for the holder to record that it expired.
-const waitGrace = 10 * time.Second
-
 // title is the window title of every request.
 const title = "SSH"
 
@@ -113,6 +109,9 @@ func (p program) confirm(ctx context.Context, prompt string) int {
 	if err != nil {
 		return p.fail(lifecycle.ExitUsage, err)
 	}
+	if r.Warning != "" {
+		fmt.Fprintf(p.stderr, msgWarning+"\n", r.Warning)
+	}
 	if r.ExitCode == lifecycle.ExitApproved {
 		// Nothing on stdout: OpenSSH reads an empty answer as yes.
 		return int(lifecycle.ExitApproved)
@@ -145,16 +144,16 @@ func (p program) call(prompt string) (lifecycle.Call, error) {
 			*s.d = d
 		}
 	}
-	// Past the dialog's own deadline, so that the answer, or its expiry,
-	// is what the program reports: never "pending".
-	c.Wait = c.Timeout + waitGrace
+	// Until the dialog's own deadline and past it, so that the answer, or
+	// its expiry, is what the program reports: never "pending".
+	c.Wait, c.UntilEnd = 0, true
 	if err := c.Validate(); err != nil {
 		var ie *dialog.InvalidError
 		if errors.As(err, &ie) {
 			switch ie.Field {
 			case "--remember":
 				ie.Field = rememberEnv
-			case "--timeout", "--wait":
+			case "--timeout":
 				ie.Field = timeoutEnv
 			case "--message":
 				ie.Field = "the prompt"

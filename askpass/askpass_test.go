@@ -10,7 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +127,26 @@ func TestEachKeyUseAskedAnewUnlessRemembered(t *testing.T) {
 	}
 }
 
+// The timeout's whole documented range is accepted, its top included
+// (24h was refused once, as "24h0m10s is outside 0 to 24h0m0s": the
+// program's own wait past the dialog's end was checked as the person's),
+// and a value above it is refused in the person's own terms.
+func TestTimeoutRange(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	for _, v := range []string{"1s", lifecycle.MaxTimeout.String()} {
+		f.env[timeoutEnv] = v
+		if code := f.run("Allow use of key k?"); code != 0 {
+			t.Errorf("%s=%s: exit %d, %s", timeoutEnv, v, code, f.stderr.String())
+		}
+	}
+	f.env[timeoutEnv] = "24h1s"
+	want := timeoutEnv + ": must be longer than 0s and at most 24h, not 24h0m1s"
+	if code := f.run("Allow use of key k?"); code != int(lifecycle.ExitUsage) || !strings.Contains(f.stderr.String(), want) {
+		t.Errorf("%s=24h1s: exit %d, %q; want exit 2 saying %q", timeoutEnv, code, f.stderr.String(), want)
+	}
+}
+
 // What ssh sends is shown literally: escape sequences in the prompt reach
 // the dialog as visible text, never as control characters.
 func TestPromptShownLiterally(t *testing.T) {
@@ -227,5 +249,37 @@ func TestManualNamesTheSettings(t *testing.T) {
 		if !strings.Contains(Manual, want) {
 			t.Errorf("Manual does not say %q", want)
 		}
+	}
+}
+
+// The man page's example is the set-up docs/askpass.md gives and the
+// end-to-end tests run (e2e.NewSSHAgent): SSH_ASKPASS, by its absolute
+// path, in the agent's environment when it starts, then ssh-add -c. (It
+// once set SSH_ASKPASS for ssh-add alone, which adds the key and leaves
+// every use of it refused without a dialog.)
+func TestManualExampleIsTheTestedSetUp(t *testing.T) {
+	b, err := os.ReadFile("../docs/askpass.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(b), "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var doc []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		doc = append(doc, strings.TrimSpace(line))
+	}
+	var manual []string
+	for _, line := range strings.Split(Manual, "\n") {
+		if strings.HasPrefix(line, "  ") {
+			manual = append(manual, strings.TrimSpace(line))
+		}
+	}
+	if !slices.Equal(manual, doc) {
+		t.Fatalf("the manual's example %q is not askpass.md's %q", manual, doc)
+	}
+	if len(doc) != 3 || doc[0] != `export SSH_ASKPASS="$(command -v ask-confirm-askpass)"` ||
+		doc[1] != `eval "$(ssh-agent)"` || !strings.HasPrefix(doc[2], "ssh-add -c ") {
+		t.Fatalf("the example %q does not set SSH_ASKPASS by its absolute path before the agent starts, then add a key with -c", doc)
 	}
 }

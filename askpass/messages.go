@@ -36,4 +36,11 @@ Each key use is asked anew. ASK_CONFIRM_ASKPASS_REMEMBER (a duration, default
 2m) is how long the dialog stays open: ssh-agent serves no other client while
 it waits.
 
-Use it with: SSH_ASKPASS=ask-confirm-askpass SSH_ASKPASS_REQUIRE=force ssh-add -c KEY`
+ssh-agent asks it, so set SSH_ASKPASS, by its absolute path, before the agent
+starts: the agent reads it then, and runs the program without your PATH.
+Setting it for ssh-add alone adds the key, and each use of it then fails with
+"agent refused operation", without a dialog:
+
+    export SSH_ASKPASS="$(command -v ask-confirm-askpass)"
+    eval "$(ssh-agent)"
+    ssh-add -c ~/.ssh/id_ed25519`

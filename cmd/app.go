@@ -59,10 +59,18 @@ type app struct {
 	terminal func() (terminalPrompt, error)
 	// remoteFile is where the phone's settings are (remote.DefaultPath).
 	remoteFile string
-	// getenv reads this invocation's environment for the variables that
-	// turn the terminal prompt off (terminalOffBy): os.Getenv, or a test's
-	// own environment, so that a CI system's CI=true does not decide it.
-	getenv func(string) string
+	// lookupEnv reads this invocation's environment for the variables
+	// that turn the terminal prompt off (terminalOffBy): os.LookupEnv, or
+	// a test's own environment, so that a CI system's CI=true does not
+	// decide it.
+	lookupEnv func(string) (string, bool)
+}
+
+// getenv is the value of the variable name in the invocation's
+// environment (lookupEnv), empty where it is not set.
+func (a *app) getenv(name string) string {
+	v, _ := a.lookupEnv(name)
+	return v
 }
 
 // terminalPrompt is an open terminal as the command line uses it: a
@@ -80,7 +88,7 @@ func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
 	if c.RemoteFile == "" {
 		c.RemoteFile = remote.DefaultPath()
 	}
-	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, getenv: os.Getenv, remoteFile: c.RemoteFile}
+	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, lookupEnv: os.LookupEnv, remoteFile: c.RemoteFile}
 	c.Warn = a.out.warn
 	a.engine = lifecycle.New(c)
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -439,6 +439,24 @@ func TestCLIHeadless(t *testing.T) {
 		}
 	})
 
+	t.Run("a phone named but not set up, with --if-headless deny", func(t *testing.T) {
+		// --remote fallback (or also) where nobody is here and no phone is
+		// set up leaves nobody to ask: --if-headless deny decides, as it
+		// says, rather than exit 2; the JSON says why the phone was left
+		// out. Without --if-headless, exit 2 says to set the phone up.
+		f := newCLIFixture(t)
+		f.headless(why)
+		for _, mode := range []string{"fallback", "also"} {
+			r := f.run("--json", "--message", "Ship v2?", "--remote", mode, "--if-headless", "deny")
+			f.expectCode(r, lifecycle.ExitDenied)
+			if !strings.Contains(r.res.Warning, "no phone is set up") || strings.Count(r.stderr, "no phone is set up") != 1 {
+				t.Errorf("--remote %s: JSON warning %q, stderr %q; want the phone's absence said once in each", mode, r.res.Warning, r.stderr)
+			}
+			r = f.run("--json", "--message", "Ship v2?", "--remote", mode)
+			f.expectCode(r, lifecycle.ExitUsage)
+		}
+	})
+
 	t.Run("approve is refused when it cannot be logged", func(t *testing.T) {
 		f := newCLIFixture(t)
 		f.headless(why)
@@ -800,5 +818,84 @@ func TestCLICompletion(t *testing.T) {
 	r := f.runRaw("completion", "bash")
 	if r.code != 0 || !strings.Contains(r.stdout, "ask-confirm") || !strings.Contains(r.stdout, "complete") {
 		t.Errorf("completion bash: exit %d, stderr %q, stdout starts %.200q", r.code, r.stderr, r.stdout)
+	}
+}
+
+// --remote also with no phone set up asks by dialog alone, and the
+// caller's JSON says so in its warning field, as scripting.md promises
+// (it was only a line of stderr), and stderr says it once.
+func TestCLIPhoneLeftOutIsInTheJSON(t *testing.T) {
+	f := newCLIFixture(t)
+	r := f.run("--json", "--wait", "0", "--message", "Ship v2?", "--remote", "also")
+	f.expectCode(r, lifecycle.ExitPending)
+	if !strings.Contains(r.res.Warning, "no phone is set up") || strings.Count(r.stderr, "no phone is set up") != 1 {
+		t.Errorf("JSON warning %q, stderr %q; want the phone's absence said once in each", r.res.Warning, r.stderr)
+	}
+	if f.spawnCount() != 1 {
+		t.Errorf("%d dialogs, want the one asked without the phone", f.spawnCount())
+	}
+}
+
+// choose and input point at their own help, and, where nobody can be
+// asked, only at what they take: --if-headless approve, which they
+// refuse, is no way out for them. (Their hints once named 'ask-confirm
+// --help' and --if-headless approve.)
+func TestCLIChooseAndInputHints(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		args []string
+	}{
+		{"choose", []string{"--option", "a", "--option", "b"}},
+		{"input", nil},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			f := newCLIFixture(t)
+			own := "hint: run 'ask-confirm " + c.cmd + " --help'"
+			for _, bad := range [][]string{{"--wait", "25h", "--message", "m"}, {"--timeout", "0"}} {
+				r := f.runRaw(append(append([]string{c.cmd}, c.args...), bad...)...)
+				f.expectCode(r, lifecycle.ExitUsage)
+				if !strings.Contains(r.stderr, own) {
+					t.Errorf("%s %q: stderr %q, want %q", c.cmd, bad, r.stderr, own)
+				}
+			}
+			f.headless("no display")
+			r := f.runRaw(append([]string{c.cmd, "--message", "Which?"}, c.args...)...)
+			f.expectCode(r, lifecycle.ExitHeadless)
+			if !strings.Contains(r.stderr, "--if-headless deny") || strings.Contains(r.stderr, "approve") {
+				t.Errorf("%s headless: stderr %q, want a hint naming --if-headless deny and not approve", c.cmd, r.stderr)
+			}
+		})
+	}
+	f := newCLIFixture(t)
+	f.headless("no display")
+	if r := f.runRaw("--message", "Ship?"); !strings.Contains(r.stderr, "--if-headless deny (or approve)") {
+		t.Errorf("confirm headless: stderr %q, want approve offered", r.stderr)
+	}
+}
+
+// --title "" shows the default title in the window, and so list, the
+// history and the request's identity take the default title too: it is
+// the same dialog as one asked without --title. (list and history once
+// showed a blank title for it.)
+func TestCLIEmptyTitleIsTheDefault(t *testing.T) {
+	f := newCLIFixture(t)
+	wd := cliWorkDir(t)
+	r := f.run("--json", "--wait", "0", "--title", "", "--message", "Ship v2?")
+	f.expectCode(r, lifecycle.ExitPending)
+	if want := cliRequest("Ship v2?", wd, "").Identity(); r.res.Key != want {
+		t.Errorf("key %s, want the default title's %s", r.res.Key, want)
+	}
+	rec, found, err := f.store.Get(r.res.Key)
+	if err != nil || !found || rec.Title != dialog.DefaultTitle {
+		t.Errorf("record title %q (%v %v), want %q", rec.Title, found, err, dialog.DefaultTitle)
+	}
+	for _, e := range f.events() {
+		if e.Title != dialog.DefaultTitle {
+			t.Errorf("history %s event has title %q, want %q", e.Event, e.Title, dialog.DefaultTitle)
+		}
+	}
+	list := f.runRaw("list")
+	if !strings.Contains(list.stdout, dialog.DefaultTitle) {
+		t.Errorf("list does not show the title %q:\n%s", dialog.DefaultTitle, list.stdout)
 	}
 }

@@ -51,7 +51,7 @@ Exit codes:
 			for _, s := range options {
 				r.Options = append(r.Options, dialog.ParseOption(s))
 			}
-			return a.runConfirm(c.Context(), c.Flags(), o)
+			return a.runConfirm(c.Context(), c.CommandPath(), c.Flags(), o)
 		},
 	}
 	f := c.Flags()
@@ -99,7 +99,7 @@ Exit codes:
 			if len(text) == 1 {
 				o.call.Request.Text = text[0]
 			}
-			return a.runConfirm(c.Context(), c.Flags(), o)
+			return a.runConfirm(c.Context(), c.CommandPath(), c.Flags(), o)
 		},
 	}
 	f := c.Flags()

@@ -59,7 +59,7 @@ Exit codes:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return a.runConfirm(c.Context(), c.Flags(), o)
+			return a.runConfirm(c.Context(), c.CommandPath(), c.Flags(), o)
 		},
 	}
 	o.define(c.Flags())
@@ -129,11 +129,12 @@ func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool)
 	f.SortFlags = false
 }
 
-// runConfirm runs the confirm command once its flags, f, are parsed into o.
-func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOptions) error {
+// runConfirm runs the confirm command (or choose, or input: path is the
+// command's, for the hints) once its flags, f, are parsed into o.
+func (a *app) runConfirm(ctx context.Context, path string, f *pflag.FlagSet, o *confirmOptions) error {
 	if !f.Changed("message") {
 		r := lifecycle.ErrorResult("", lifecycle.ExitUsage, errors.New(msgNoMessage))
-		r.Hint = hintFlag
+		r.Hint = fmt.Sprintf(hintFlagFor, path)
 		return a.report(r, o.json)
 	}
 	wd, err := os.Getwd()
@@ -144,6 +145,11 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 		// Shown literally: a directory whose name holds a control
 		// character is still a scope, not a --scope error.
 		o.call.Request.Scope = dialog.DirScope(wd)
+	}
+	if o.call.Request.Title == "" {
+		// The window shows the default title for an empty one: so do list,
+		// history and the request's identity.
+		o.call.Request.Title = dialog.DefaultTitle
 	}
 	if !o.noOrigin {
 		// Who asks: the program that ran ask-confirm, and where.
@@ -163,7 +169,7 @@ func (a *app) runConfirm(ctx context.Context, f *pflag.FlagSet, o *confirmOption
 	promptDone()
 	if err != nil {
 		r = lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
-		r.Hint = hintFlag
+		r.Hint = fmt.Sprintf(hintFlagFor, path)
 	}
 	if r.Headless && notAsked != "" {
 		// Nobody could be asked, yet a terminal may be right there: say
@@ -197,7 +203,7 @@ func (a *app) onTerminal(ctx context.Context, o *confirmOptions) (call lifecycle
 	case o.noTerminal:
 		return call, none, none, msgNoTerminalFlag, no
 	}
-	if why := terminalOffBy(a.getenv); why != "" {
+	if why := terminalOffBy(a.lookupEnv); why != "" {
 		return call, none, none, why, no
 	}
 	t, err := a.terminal()
@@ -278,17 +284,21 @@ func askedOn(channel, phone string) string {
 	return where
 }
 
-// terminalOffBy says which variable of getenv's environment turns the
-// terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (any
-// value but empty), as --no-terminal does for every command run with it;
-// CI (but false, in any case, and 0), which CI systems set for their jobs, some of which run commands under
-// a pseudo-terminal; and CLAUDECODE, which Claude Code sets for the
-// commands its agent runs. Such a terminal belongs to a program, which
-// would have to answer, or leave the prompt standing until --timeout.
-func terminalOffBy(getenv func(string) string) string {
+// terminalOffBy says which variable of lookupEnv's environment turns the
+// terminal prompt off, or "" for none: ASK_CONFIRM_NO_TERMINAL (set, to
+// any value, an empty one included: a person who wrote
+// ASK_CONFIRM_NO_TERMINAL= meant it off), as --no-terminal does for every
+// command run with it; CI (any value but empty, false in any case, and
+// 0), which CI
+// systems set for their jobs, some of which run commands under a
+// pseudo-terminal; and CLAUDECODE (any value but empty), which Claude Code
+// sets for the commands its agent runs. Such a terminal belongs to a
+// program, which would have to answer, or leave the prompt standing until
+// --timeout.
+func terminalOffBy(lookupEnv func(string) (string, bool)) string {
 	for _, v := range []string{"ASK_CONFIRM_NO_TERMINAL", "CI", "CLAUDECODE"} {
-		switch val := getenv(v); {
-		case val == "", v == "CI" && (strings.EqualFold(val, "false") || val == "0"):
+		switch val, set := lookupEnv(v); {
+		case !set, v != "ASK_CONFIRM_NO_TERMINAL" && val == "", v == "CI" && (strings.EqualFold(val, "false") || val == "0"):
 		default:
 			return fmt.Sprintf(msgTerminalOffBy, v, val)
 		}

@@ -21,11 +21,13 @@ import (
 // doctorReport is what ask-confirm doctor prints, and with --json its one
 // JSON object.
 type doctorReport struct {
-	OS             string      `json:"os"`
-	Arch           string      `json:"arch"`
-	OSVersion      string      `json:"os_version,omitempty"`
-	Session        string      `json:"session"`
-	Display        string      `json:"display"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	OSVersion string `json:"os_version,omitempty"`
+	Session   string `json:"session"`
+	Display   string `json:"display"`
+	// Unreachable are the displays named that do not answer.
+	Unreachable    []string    `json:"displays_not_answering,omitempty"`
 	CanAsk         bool        `json:"can_ask"`
 	Reason         string      `json:"reason,omitempty"`
 	Backend        string      `json:"backend"`
@@ -103,7 +105,7 @@ func (a *app) checkTerminal() terminalCheck {
 	if a.terminal == nil {
 		return terminalCheck{Reason: msgDoctorNoTerminal}
 	}
-	if why := terminalOffBy(a.getenv); why != "" {
+	if why := terminalOffBy(a.lookupEnv); why != "" {
 		return terminalCheck{Reason: why}
 	}
 	t, err := a.terminal()
@@ -175,6 +177,7 @@ func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 		OSVersion:      p.OSVersion,
 		Session:        string(p.Kind),
 		Display:        p.Display,
+		Unreachable:    p.Unreachable,
 		CanAsk:         p.CanAsk,
 		Reason:         p.Reason,
 		Backend:        p.Backend,
@@ -286,7 +289,12 @@ func (r doctorReport) printSystem(line func(k, v string)) {
 	}
 	line("os", osLine)
 	line("session", r.Session)
-	line("display", orNone(r.Display))
+	display := orNone(r.Display)
+	if r.Display == "" && len(r.Unreachable) > 0 {
+		// Not "none": a display is named, and does not answer.
+		display = fmt.Sprintf(msgDoctorNoneAnswers, strings.Join(r.Unreachable, "; "))
+	}
+	line("display", display)
 	backend := orNone(r.Backend)
 	if r.BackendVersion != "" {
 		backend += " " + r.BackendVersion

@@ -48,7 +48,10 @@ func newHelpCommand() *cobra.Command {
 			if len(args) == 1 {
 				for _, t := range helpTopics() {
 					if t.name == args[0] {
-						_, err := io.WriteString(c.OutOrStdout(), t.text())
+						// Every page ends its last line, as a shell
+						// prompt expects.
+						text := strings.TrimRight(t.text(), "\n") + "\n"
+						_, err := io.WriteString(c.OutOrStdout(), text)
 						return err
 					}
 				}

@@ -26,7 +26,7 @@ func newHookCommand(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hook HOST",
 		Short: "Answer an AI agent's permission hook (claude-code, codex, gemini, cursor) with a dialog",
-		Long: `ask-confirm hook is a command hook for Claude Code (HOST claude-code, or claude),
+		Long: fmt.Sprintf(`ask-confirm hook is a command hook for Claude Code (HOST claude-code, or claude),
 Codex (HOST codex), Gemini CLI (HOST gemini) and Cursor (HOST cursor). The host
 runs it with the tool call as JSON on stdin;
 it shows the person what the agent wants to do, with Allow and Deny, and
@@ -34,17 +34,20 @@ prints the host's decision as JSON on stdout.
 
 Allow allows the call and Deny denies it, with a reason the model reads. If
 nobody answers within --wait, or the host stops the hook (SIGTERM, SIGINT,
-SIGHUP), the dialog is closed and the question goes back to the host's own
-permission prompt, which is then the only one open. Give the hook a host
-timeout above --wait. An identical call
-proposed again (same host, directory, tool and input) collects an answer
-given meanwhile, or within --remember the last one, instead of asking twice.
+SIGHUP), the dialog is closed: %[1]s then ask the person
+in their own permission prompt, which is then the only one open;
+%[2]s, which have no prompt to hand it back to, are told
+deny, saying so. The same goes where no dialog can be shown. Give the hook
+a host timeout above --wait. An identical call proposed again (same host,
+directory, tool and input) collects an answer given meanwhile, or within
+--remember the last one, instead of asking twice.
 
 Claude Code takes decisions from PermissionRequest and PreToolUse hooks,
 Codex from PermissionRequest hooks, Gemini CLI from BeforeTool hooks and
-Cursor from beforeShellExecution and beforeMCPExecution hooks; to Cursor a
-question nobody answered is a deny. Input that cannot be read, or another
-event, exits 1 with an error on stderr, and the host asks its own way.`,
+Cursor from beforeShellExecution and beforeMCPExecution hooks. Input that
+cannot be read, or another event, is an error on stderr: %[1]s
+get exit 1 and ask their own way; %[2]s, which would let
+the call through on exit 1, get exit 0 and a deny saying why.`, agentsWhere(true), agentsWhere(false)),
 		Example: `  Claude Code (.claude/settings.json):
     {"hooks": {"PermissionRequest": [{"matcher": "Bash",
       "hooks": [{"type": "command", "command": "ask-confirm hook claude-code", "timeout": 360}]}]}}
@@ -67,7 +70,7 @@ event, exits 1 with an error on stderr, and the host asks its own way.`,
 		},
 	}
 	f := c.Flags()
-	f.DurationVar(&s.Wait, "wait", s.Wait, "how long to wait before handing back to the host; below its timeout (0 to 24h)")
+	f.DurationVar(&s.Wait, "wait", s.Wait, fmt.Sprintf("how long to wait before handing back to the host (to %s: a deny); below its timeout (0 to 24h)", agentsWhere(false)))
 	f.DurationVar(&s.Remember, "remember", s.Remember, "how long a received answer is reused for the same call (0 to 168h)")
 	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "how long a late answer is kept for the same call (0 to 168h)")
 	f.DurationVar(&s.Defer, "defer", 0, "in claude -p, defer an unanswered call and keep asking this long")
@@ -127,6 +130,10 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 		// The hook package promises a valid call; if it ever is not, the
 		// host asks instead.
 		r = lifecycle.ErrorResult("", lifecycle.ExitInternal, err)
+	}
+	if r.Warning != "" {
+		// The host's JSON has no place for it; its log has stderr.
+		a.out.line("warning: ", r.Warning)
 	}
 	stopped := hook.NotStopped
 	switch {
@@ -213,6 +220,22 @@ func (a *app) hookUsage(msg, hint string) error {
 }
 
 // hostNames lists the hosts' names for a hint: "claude-code, codex".
+// agentsWhere names the agents whose hosts hand a question back to their
+// own prompt (hook.Host.HandsBack), or, for false, those told deny: "Claude
+// Code and Codex".
+func agentsWhere(handsBack bool) string {
+	var names []string
+	for _, h := range hook.Hosts() {
+		if h.HandsBack == handsBack {
+			names = append(names, h.Agent)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 func hostNames() string {
 	var names []string
 	for _, h := range hook.Hosts() {

@@ -90,7 +90,7 @@ func environmentTopicNames() []string {
 
 // getenvNames walks the module's production source (not its tests, not
 // internal/ or scripts/) for the variables it reads: in every function
-// that calls getenv, Getenv or LookupEnv, the literal handed to the call,
+// that calls getenv, Getenv, LookupEnv or lookupEnv, the literal handed to the call,
 // each string literal that looks like a variable's name, and each constant
 // named ...Env.
 func getenvNames(t *testing.T) []string {
@@ -167,7 +167,7 @@ func isGetenv(fun ast.Expr) bool {
 	case *ast.SelectorExpr:
 		name = f.Sel.Name
 	}
-	return name == "getenv" || name == "Getenv" || name == "LookupEnv"
+	return name == "getenv" || name == "Getenv" || name == "LookupEnv" || name == "lookupEnv"
 }
 
 // packageConsts are the string constants of the package in dir, by name.

@@ -144,6 +144,28 @@ func TestDoctorWithoutDisplay(t *testing.T) {
 	}
 }
 
+// A DISPLAY that is set but does not answer is named as such, not as
+// "none".
+func TestDoctorWithDeadDisplay(t *testing.T) {
+	h := e2e.NewHarness(t)
+	h.Exe = e2e.LookPathOrFail(t, "ask-confirm")
+	withDialogProgram(h, "zenity", "3.44.0")
+	h.Env = append(h.Env, "DISPLAY=:1957") // no X server listens there
+	o := h.Run("doctor")
+	if o.Code != int(lifecycle.ExitHeadless) {
+		t.Fatalf("doctor exited %d, want %d", o.Code, lifecycle.ExitHeadless)
+	}
+	var display string
+	for _, line := range strings.Split(o.Stdout, "\n") {
+		if k, v, _ := strings.Cut(line, " "); k == "display" {
+			display = strings.TrimSpace(v)
+		}
+	}
+	if !strings.HasPrefix(display, "none answers: DISPLAY=:1957 does not answer") {
+		t.Errorf("display line %q, want the dead DISPLAY named\n%s", display, o.Stdout)
+	}
+}
+
 func TestDoctorWithoutDialogProgram(t *testing.T) {
 	t.Parallel() // scripted dialogs only: no window, no shared display
 	h := e2e.NewFakeHarness(t)

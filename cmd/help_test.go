@@ -20,6 +20,11 @@ func TestHelpTopics(t *testing.T) {
 		if len(r.stdout) < 100 || r.stderr != "" {
 			t.Errorf("help %s: %d bytes, stderr %q", name, len(r.stdout), r.stderr)
 		}
+		// Its last line ends, and no blank line follows it: help
+		// exit-codes once left the prompt on its last line.
+		if !strings.HasSuffix(r.stdout, "\n") || strings.HasSuffix(r.stdout, "\n\n") {
+			t.Errorf("help %s ends with %q, want one newline", name, r.stdout[max(0, len(r.stdout)-20):])
+		}
 	}
 	r := f.runRaw("help", "exit-codes")
 	for _, c := range lifecycle.ExitCodes {

@@ -401,3 +401,44 @@ func TestHookRefusesInputToHostsThatFailOpen(t *testing.T) {
 		})
 	}
 }
+
+// hook --help says, host by host, what the host gets where nobody
+// answers and where the input cannot be read: each host is named where
+// the hook's real output for it puts it. (The help once said Cursor alone
+// got a deny, and that unreadable input was exit 1 for every host.)
+func TestHookHelpSaysWhatEachHostGets(t *testing.T) {
+	f := newCLIFixture(t)
+	help := f.runRaw("hook", "--help").stdout
+	flat := strings.Join(strings.Fields(help), " ")
+	between := func(from, to string) string {
+		_, rest, ok := strings.Cut(flat, from)
+		list, _, ok2 := strings.Cut(rest, to)
+		if !ok || !ok2 {
+			t.Fatalf("hook --help has no %q ... %q:\n%s", from, to, help)
+		}
+		return list
+	}
+	handedBack := between("the dialog is closed: ", " then ask the person")
+	denied := between("the only one open; ", ", which have no prompt")
+	exit1 := between("is an error on stderr: ", " get exit 1")
+	exit0 := between("ask their own way; ", ", which would let")
+	for _, c := range []struct{ host, file string }{
+		{"claude-code", "claude-code/permissionrequest-bash.json"},
+		{"codex", "codex/permissionrequest-bash.json"},
+		{"gemini", "gemini/beforetool-run_shell_command.json"},
+		{"cursor", "cursor/beforeshellexecution.json"},
+	} {
+		h, _ := hook.LookupHost(c.host)
+		f := newCLIFixture(t)
+		f.headless("no display")
+		r := f.runHook(hookPayload(t, c.file), c.host)
+		gotDeny := r.code == 0 && strings.Contains(r.stdout, `"deny"`)
+		if strings.Contains(denied, h.Agent) != gotDeny || strings.Contains(handedBack, h.Agent) == gotDeny {
+			t.Errorf("%s, nobody to ask: the hook's output is %q, but help lists it as handed back in %q and denied in %q", h.Agent, r.stdout, handedBack, denied)
+		}
+		r = f.runHook([]byte("not json\n"), c.host)
+		if list := map[int]string{0: exit0, 1: exit1}[r.code]; !strings.Contains(list, h.Agent) || r.code == 0 && !strings.Contains(r.stdout, `"deny"`) {
+			t.Errorf("%s, unreadable input: exit %d, stdout %q; help says exit 1 for %q and exit 0 with a deny for %q", h.Agent, r.code, r.stdout, exit1, exit0)
+		}
+	}
+}

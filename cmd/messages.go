@@ -16,7 +16,6 @@ const (
 	msgInTheDialog       = "in the dialog"
 	msgAndOnThePhone     = "%s and on the phone"
 	msgThrough           = "through %s"
-	hintFlag             = "run 'ask-confirm --help' for the flags and their limits"
 	hintFlagFor          = "run '%s --help' for the flags and their limits"
 	hintList             = "run 'ask-confirm list' for the stored requests and their keys"
 	hintHelp             = "run 'ask-confirm --help' for the commands"
@@ -100,6 +99,7 @@ const (
 	msgDoctorAskTerminal     = "on the terminal only: %s"
 	msgDoctorAskNo           = "no: %s"
 	msgDoctorNone            = "none"
+	msgDoctorNoneAnswers     = "none answers: %s"
 	msgDoctorCodexOK         = "%s: approved once in Codex (Codex runs it until it changes; then approve it again with /hooks)"
 	msgDoctorCodexUntrusted  = "not trusted yet: Codex skips it, without a word in codex exec, until you approve it in its Hooks need review screen or with /hooks"
 	msgDoctorCodexDisabled   = "turned off in Codex (enabled = false, or [features] hooks = false)"
@@ -142,8 +142,9 @@ cancels at once. choose takes an option's number, input a line. Text typed
 before the prompt appeared, and a held or pasted Enter, are no answer.
 
 --no-terminal skips the terminal, and so do CI (other than false, in any
-case, or 0), CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
---if-headless decides, and its outcome says why the terminal was not asked.
+case, or 0), CLAUDECODE and ASK_CONFIRM_NO_TERMINAL (set to anything, even
+empty) in the environment; then --if-headless decides, and its outcome says
+why the terminal was not asked.
 `
 	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
 

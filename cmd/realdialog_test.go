@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -237,5 +238,31 @@ func TestRealDialogLiteralText(t *testing.T) {
 	r := h.Start("--json", "--title", h.Title("RD-literal"), "--message", "--help <b>bold</b> & <span foreground=\"red\">x</span>")
 	h.WaitWindow(h.Title("RD-literal"))
 	h.Click(h.Title("RD-literal"), "approve")
+	h.Expect(r.Wait(30*time.Second), 0, lifecycle.StatusApproved)
+}
+
+// A 5,000-line message keeps the window on the screen, its origin line
+// and buttons in reach: the dialog shows the first lines and says how many
+// were cut. (The window once grew past the screen's bottom.)
+func TestRealDialogLongMessageFitsTheScreen(t *testing.T) {
+	h := e2e.NewRealHarness(t)
+	lines := make([]string, 5000)
+	for i := range lines {
+		lines[i] = "line " + strconv.Itoa(i+1)
+	}
+	title := h.Title("RD-long")
+	r := h.Start("--json", "--title", title, "--message", strings.Join(lines, "\n"))
+	w := h.WaitWindow(title)
+	h.WaitStable(w)
+	geo := h.Geometry(w)
+	screen := strings.Fields(e2e.Xdotool(t, "getdisplaygeometry"))
+	height, err := strconv.Atoi(screen[1])
+	if err != nil {
+		t.Fatalf("display geometry %q: %v", screen, err)
+	}
+	if geo["Y"] < 0 || geo["Y"]+geo["HEIGHT"] > height {
+		t.Fatalf("the window spans %d to %d px, past the screen's %d", geo["Y"], geo["Y"]+geo["HEIGHT"], height)
+	}
+	h.Click(title, "approve")
 	h.Expect(r.Wait(30*time.Second), 0, lifecycle.StatusApproved)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/mdtable"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/terminal"
 )
@@ -73,7 +74,7 @@ func withTerminal(f *cliFixture, ans dialog.Answer) *fakePrompt {
 	p := &fakePrompt{answer: ans, took: 10 * time.Millisecond}
 	f.clock = func() time.Time { return time.Now().Add(time.Duration(p.skew.Load())) }
 	f.rebuild()
-	f.a.getenv = func(string) string { return "" }
+	f.a.lookupEnv = func(string) (string, bool) { return "", false }
 	f.a.terminal = func() (terminalPrompt, error) {
 		p.mu.Lock()
 		p.opened++
@@ -234,11 +235,11 @@ func TestCLITerminalOffByEnvironment(t *testing.T) {
 			f := newCLIFixture(t)
 			f.headless("no display")
 			p := withTerminal(f, dialog.Answer{Approved: true})
-			f.a.getenv = func(k string) string {
+			f.a.lookupEnv = func(k string) (string, bool) {
 				if k == name {
-					return "1"
+					return "1", true
 				}
-				return ""
+				return "", false
 			}
 			r := f.run("--message", "Ship v2?")
 			f.expectCode(r, lifecycle.ExitHeadless)
@@ -267,18 +268,42 @@ func TestTerminalOffBy(t *testing.T) {
 		"CI=False":                  false,
 		"CLAUDECODE=1":              true,
 		"ASK_CONFIRM_NO_TERMINAL=1": true,
-		"ASK_CONFIRM_NO_TERMINAL=":  false,
+		"ASK_CONFIRM_NO_TERMINAL=":  true, // set, though empty: off, as documented
+		"CI=":                       false,
+		"CLAUDECODE=":               false,
 		"GITHUB_ACTIONS=true":       false,
 	} {
 		k, v, _ := strings.Cut(env, "=")
-		got := terminalOffBy(func(name string) string {
+		got := terminalOffBy(func(name string) (string, bool) {
 			if name == k {
-				return v
+				return v, true
 			}
-			return ""
+			return "", false
 		})
 		if (got != "") != off || (off && !strings.Contains(got, k)) {
 			t.Errorf("%q: terminalOffBy = %q, want off %v", env, got, off)
 		}
 	}
+}
+
+// The environment table says which values turn the terminal prompt off,
+// as terminalOffBy reads them: ASK_CONFIRM_NO_TERMINAL set to an empty
+// value too (once documented as "any value" while an empty one left the
+// prompt on).
+func TestDocsSayWhatTurnsTheTerminalOff(t *testing.T) {
+	rows, err := mdtable.Rows("../docs/trust-and-files.md", "## Environment variables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emptyOff := terminalOffBy(func(name string) (string, bool) { return "", name == "ASK_CONFIRM_NO_TERMINAL" }) != ""
+	for _, row := range rows {
+		if mdtable.Code(row[0]) != "ASK_CONFIRM_NO_TERMINAL" {
+			continue
+		}
+		if says := strings.Contains(row[1], "an empty one too"); says != emptyOff {
+			t.Errorf("the table says %q; an empty value turns the prompt off: %v", row[1], emptyOff)
+		}
+		return
+	}
+	t.Fatal("docs/trust-and-files.md has no row for ASK_CONFIRM_NO_TERMINAL")
 }

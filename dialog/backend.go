@@ -72,15 +72,20 @@ func (Zenity) Ask(ctx context.Context, r Request) (Answer, error) {
 		zenity.CancelLabel(r.CancelLabel),
 	}
 	closes, _ := ctx.Deadline()
+	// The window grows with its text: a long message is cut to fit the
+	// screen, so that the origin line and the buttons stay in reach.
+	fitted := r
+	fitted.Message = FitScreen(r.Message)
+	text := fitted.Shown(closes, time.Now())
 	var ans Answer
 	var err error
 	switch r.Kind {
 	case Choose:
-		ans, err = choose(r, r.Shown(closes, time.Now()), opts)
+		ans, err = choose(r, text, opts)
 	case Input:
-		ans, err = input(r, r.Shown(closes, time.Now()), opts)
+		ans, err = input(r, text, opts)
 	default:
-		ans, err = confirm(r, r.Shown(closes, time.Now()), opts)
+		ans, err = confirm(r, text, opts)
 	}
 	switch {
 	case ctx.Err() != nil:

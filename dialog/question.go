@@ -34,6 +34,9 @@ const (
 	// MaxApproveFor is the longest an approval may be given for in one
 	// click: as long as any answer is remembered.
 	MaxApproveFor = 7 * 24 * time.Hour
+	// MinApproveFor is the shortest: a button that approves for less
+	// would read as a plain Approve.
+	MinApproveFor = time.Second
 )
 
 // Option is one answer a choice offers. Label is what the caller receives;
@@ -104,10 +107,9 @@ func (r Request) validateKind() error {
 			return bad("--default", "text belongs to ask-confirm input")
 		case !validIcon(r.Icon):
 			return bad("--icon", fmt.Sprintf("%q is not one of %s", r.Icon, strings.Join(Icons, ", ")))
-		case r.ApproveFor < 0 || r.ApproveFor > MaxApproveFor:
-			return bad("--approve-for", fmt.Sprintf("%s is outside 0 to %s", r.ApproveFor, MaxApproveFor))
-		case r.ApproveFor > 0 && r.ApproveFor < time.Second:
-			return bad("--approve-for", "must be at least 1s")
+		case r.ApproveFor < 0 || r.ApproveFor > MaxApproveFor || r.ApproveFor > 0 && r.ApproveFor < MinApproveFor:
+			return bad("--approve-for", fmt.Sprintf("%s is outside %s to %s (0s: no such button)",
+				ShortDuration(r.ApproveFor), ShortDuration(MinApproveFor), ShortDuration(MaxApproveFor)))
 		case r.ApproveFor > 0 && (r.ApproveForLabel() == r.OKLabel || r.ApproveForLabel() == r.CancelLabel):
 			return bad("--approve-for", fmt.Sprintf("its button %q would look like another button", r.ApproveForLabel()))
 		}

@@ -784,3 +784,25 @@ func TestWithOwn(t *testing.T) {
 		t.Errorf("a label typed and picked: %+v", got)
 	}
 }
+
+// A refused --approve-for says the range a person may give, which starts
+// at 1s (0s adds no button): "outside 0 to 168h0m0s" once sent a person
+// who gave 500ms or 169h looking for a range that does not exist.
+func TestApproveForRangeSaid(t *testing.T) {
+	for _, d := range []time.Duration{-time.Second, 500 * time.Millisecond, MaxApproveFor + time.Hour} {
+		r := validRequest()
+		r.ApproveFor = d
+		var ie *InvalidError
+		want := ShortDuration(d) + " is outside 1s to 168h"
+		if err := r.Validate(); !errors.As(err, &ie) || ie.Field != "--approve-for" || !strings.HasPrefix(ie.Reason, want) {
+			t.Errorf("ApproveFor %v: Validate() = %v, want --approve-for: %s", d, err, want)
+		}
+	}
+	for _, d := range []time.Duration{0, MinApproveFor, MaxApproveFor} {
+		r := validRequest()
+		r.ApproveFor = d
+		if err := r.Validate(); err != nil {
+			t.Errorf("ApproveFor %v: Validate() = %v", d, err)
+		}
+	}
+}

@@ -43,16 +43,26 @@ type Host struct {
 	// Events are the hook events whose output the host takes a decision
 	// from, in the order help text names them.
 	Events []string
+	// HandsBack is true for a host with a permission prompt of its own
+	// that a question can go back to: a question nobody answered (within
+	// the wait, or with no display) is handed back to that prompt, and
+	// input that cannot be read exits 1, on which the host asks its own
+	// way. A host without one (Gemini CLI, whose ask waits forever in
+	// gemini -p and which reads exit 1 as an allow; Cursor, which
+	// documents no ask for these events and fails open) is told deny
+	// instead, saying why (Respond, Refuse). Help text and the docs say
+	// which host gets which from this field.
+	HandsBack bool
 }
 
 // Hosts returns the hosts ask-confirm answers, in the order help text
 // names them.
 func Hosts() []Host {
 	return []Host{
-		{Name: "claude-code", Agent: "Claude Code", Events: []string{EventPermissionRequest, EventPreToolUse}},
+		{Name: "claude-code", Agent: "Claude Code", Events: []string{EventPermissionRequest, EventPreToolUse}, HandsBack: true},
 		// Codex's PreToolUse supports neither allow nor ask (both fail
 		// open), so only its PermissionRequest can carry the answer.
-		{Name: "codex", Agent: "Codex", Events: []string{EventPermissionRequest}},
+		{Name: "codex", Agent: "Codex", Events: []string{EventPermissionRequest}, HandsBack: true},
 		{Name: "gemini", Agent: "Gemini CLI", Events: []string{EventBeforeTool}},
 		{Name: "cursor", Agent: "Cursor", Events: []string{EventBeforeShell, EventBeforeMCP}},
 	}

@@ -50,7 +50,7 @@ const dialogGrace = 10 * time.Second
 // --collect-within).
 func (s Settings) Validate() error {
 	if s.Defer < 0 || s.Defer > lifecycle.MaxTimeout {
-		return &dialog.InvalidError{Field: "--defer", Reason: fmt.Sprintf("%s is outside 0 to %s", s.Defer, lifecycle.MaxTimeout)}
+		return &dialog.InvalidError{Field: "--defer", Reason: fmt.Sprintf("%s is outside 0s to %s", dialog.ShortDuration(s.Defer), dialog.ShortDuration(lifecycle.MaxTimeout))}
 	}
 	return s.call(dialog.Request{Message: msgRunCommand, OKLabel: labelAllow, CancelLabel: labelDeny, Icon: "question"}).Validate()
 }

@@ -102,6 +102,9 @@ func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop, now time.
 // own way on exit 1.
 func Refuse(h Host, err error) (r Response, ok bool) {
 	reason := handBackPrefix + capLine(err.Error(), maxShownBytes) + notRunAskAgain
+	if h.HandsBack {
+		return Response{}, false
+	}
 	var out any
 	switch h.Name {
 	case "gemini":

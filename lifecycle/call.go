@@ -53,6 +53,11 @@ type Call struct {
 	// handing the question back to its host's own prompt), so that two
 	// prompts never stand open for one question.
 	Withdraw bool
+	// UntilEnd makes Ask wait until the request ends, whatever Wait says,
+	// as it does for an Attached Channel: for a caller that has nobody to
+	// hand "pending" to (OpenSSH, which waits for its askpass program and
+	// reads anything but yes as no). Wait is then at least the Timeout.
+	UntilEnd bool
 	// Remote says when the person is also asked on their phone: one of
 	// remote.Modes, or empty for the mode set with the phone's settings
 	// (none: never).
@@ -132,15 +137,15 @@ func (c Call) Validate() error {
 	bad := func(flag, reason string) error { return &dialog.InvalidError{Field: flag, Reason: reason} }
 	switch {
 	case c.Wait < 0 || c.Wait > MaxWait:
-		return bad("--wait", fmt.Sprintf("%s is outside 0 to %s", c.Wait, MaxWait))
+		return bad("--wait", outside(c.Wait, 0, MaxWait))
 	case c.Timeout <= 0 || c.Timeout > MaxTimeout:
-		return bad("--timeout", fmt.Sprintf("%s is outside (0, %s]", c.Timeout, MaxTimeout))
+		return bad("--timeout", fmt.Sprintf(msgTimeoutRange, dialog.ShortDuration(MaxTimeout), dialog.ShortDuration(c.Timeout)))
 	case c.Remember < 0 || c.Remember > MaxRemember:
-		return bad("--remember", fmt.Sprintf("%s is outside 0 to %s", c.Remember, MaxRemember))
+		return bad("--remember", outside(c.Remember, 0, MaxRemember))
 	case c.CollectWithin < 0 || c.CollectWithin > MaxRemember:
-		return bad("--collect-within", fmt.Sprintf("%s is outside 0 to %s", c.CollectWithin, MaxRemember))
+		return bad("--collect-within", outside(c.CollectWithin, 0, MaxRemember))
 	case c.Retries < 0 || c.Retries > MaxRetries:
-		return bad("--retries", fmt.Sprintf("%d is outside 0 to %d", c.Retries, MaxRetries))
+		return bad("--retries", fmt.Sprintf(msgOutside, fmt.Sprint(c.Retries), "0", fmt.Sprint(MaxRetries)))
 	}
 	switch c.IfHeadless {
 	case IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove:
@@ -162,16 +167,28 @@ func (c Call) Validate() error {
 	return nil
 }
 
-// attachedGrace is how long past its Timeout a caller asking through an
-// Attached Channel waits: the request's deadline is set a moment after
-// the caller starts waiting, and its expiry must be recorded before the
-// caller's last look, or the caller would report the request pending.
+// outside says that d is not within lo to hi, in the units a person
+// writes: "25h is outside 0s to 24h".
+func outside(d, lo, hi time.Duration) string {
+	return fmt.Sprintf(msgOutside, dialog.ShortDuration(d), dialog.ShortDuration(lo), dialog.ShortDuration(hi))
+}
+
+// attachedGrace is how long past its Timeout a caller that waits until
+// the request ends (UntilEnd, or an Attached Channel) waits: the request's
+// deadline is set a moment after the caller starts waiting, and its expiry
+// must be recorded before the caller's last look, or the caller would
+// report the request pending.
 const attachedGrace = 5 * time.Second
 
-// wait is how long Ask blocks for the prepared call: Wait, or for an
-// Attached Channel until the request ends.
+// untilEnd is true for a prepared call that waits until its request ends.
+func (c Call) untilEnd() bool {
+	return c.UntilEnd || c.Channel != nil && c.Channel.Attached
+}
+
+// wait is how long Ask blocks for the prepared call: Wait, or, for one
+// that waits until its request ends, at least the request's Timeout.
 func (c Call) wait() time.Duration {
-	if c.Channel != nil && c.Channel.Attached {
+	if c.untilEnd() {
 		return max(c.Wait, c.Timeout+attachedGrace)
 	}
 	return c.Wait

@@ -609,3 +609,23 @@ func TestAttachedChannelJoinerIsToldWhereItIsOpen(t *testing.T) {
 		t.Fatalf("%+v, want its own prompt's approval", r)
 	}
 }
+
+// A prefix of an identity too short to name a request says so, rather
+// than that nothing matches: the person gave the right characters, too
+// few of them.
+func TestFindTooShortAPrefix(t *testing.T) {
+	te := newTestEngine(t)
+	rec := te.seedAnswer(testCall("Deploy?"), store.Approved, time.Second)
+	for _, key := range []string{rec.Identity[:1], strings.ToUpper(rec.Identity[:3])} {
+		_, err := te.Find(key)
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "too short") || !strings.Contains(err.Error(), "at least 4") {
+			t.Errorf("Find(%q) = %v; want it called too short, with the least it takes", key, err)
+		}
+	}
+	if got, err := te.Find(rec.Identity[:minPrefix]); err != nil || got.Identity != rec.Identity {
+		t.Errorf("Find(%q) = %s, %v", rec.Identity[:minPrefix], got.Identity, err)
+	}
+	if _, err := te.Find("zz"); err == nil || strings.Contains(err.Error(), "too short") {
+		t.Errorf("Find(zz) = %v; want no match, it is no identity's start", err)
+	}
+}

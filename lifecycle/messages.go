@@ -21,6 +21,7 @@ const (
 
 	msgHeadless        = "nobody can be asked: %s"
 	hintHeadless       = "run where a display is available, or pass --if-headless deny (or approve) to decide without asking"
+	hintHeadlessDeny   = "run where a display is available, or pass --if-headless deny to decide without asking"
 	msgHeadlessDeny    = "denied without asking: %s (--if-headless deny)"
 	msgHeadlessApprove = "approved without asking: %s (--if-headless approve)"
 
@@ -46,6 +47,7 @@ const (
 	MsgUncollected = "no caller has collected it yet"
 
 	msgNoMatch       = "no stored request matches %q"
+	msgTooShort      = "no request was asked with --key %q, and as the start of an identity it is too short: give at least %d of its characters"
 	msgAmbiguous     = "%q matches %d requests; give more of the identity"
 	msgKeyManyWays   = "--key %q was asked more than one way (%s), each its own request; give the identity"
 	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
@@ -80,4 +82,6 @@ const (
 	msgApprovedFor  = "approved for %s, until %s"
 	msgNoAnswer     = "the store says a %s was answered but holds no answer"
 	msgHeadlessNone = "approve has no answer to give to a choice or a text; use fail or deny"
+	msgOutside      = "%s is outside %s to %s"
+	msgTimeoutRange = "must be longer than 0s and at most %s, not %s"
 )

@@ -23,24 +23,26 @@ const (
 // the call or the settings' default mode can want the phone. A result is
 // returned where the call cannot be asked as it says: it named the phone
 // (--remote), which was then the only way, and it is not set up, cannot
-// be read, or cannot take c's question. Otherwise what keeps the phone
-// out is a warning, and where nobody can be asked here --if-headless
+// be read, or cannot take c's question, unless nobody can be asked here
+// and the call said what to do then (--if-headless deny or approve).
+// Otherwise what keeps the phone out is the warning returned, for the
+// caller's result, and where nobody can be asked here --if-headless
 // decides.
-func (e *Engine) phoneFor(c Call, here bool) (string, *Result) {
+func (e *Engine) phoneFor(c Call, here bool) (way string, refusal *Result, warning error) {
 	mode := c.Remote
 	if mode == remote.ModeOff {
-		return phoneNo, nil
+		return phoneNo, nil, nil
 	}
 	s, err := e.loadRemote()
 	switch {
 	case mode == "" && errors.Is(err, remote.ErrNotConfigured):
-		return phoneNo, nil
+		return phoneNo, nil, nil
 	case mode == "" && err == nil:
 		mode = s.Mode
 	}
 	var phone string
 	if mode == remote.ModeOff {
-		return phoneNo, nil
+		return phoneNo, nil, nil
 	}
 	switch mode {
 	case remote.ModeAlso:
@@ -48,7 +50,7 @@ func (e *Engine) phoneFor(c Call, here bool) (string, *Result) {
 	case remote.ModeFallback:
 		phone = phoneOnly
 		if here {
-			return phoneNo, nil
+			return phoneNo, nil, nil
 		}
 	case remote.ModeOnly:
 		phone = phoneOnly
@@ -63,21 +65,22 @@ func (e *Engine) phoneFor(c Call, here bool) (string, *Result) {
 	if err == nil {
 		err = remote.Fits(c.Request)
 	}
+	unusable := errors.Is(err, remote.ErrNotConfigured) || errors.Is(err, remote.ErrNotForPhone)
 	switch {
 	case err == nil:
-		return phone, nil
-	case phone == phoneAlso || c.Remote == "":
+		return phone, nil, nil
+	case phone == phoneAlso || c.Remote == "" || unusable && !here && c.IfHeadless != IfHeadlessFail:
 		// Beside a way here, or where the call did not ask for the
-		// phone (and --if-headless decides): a warning.
-		e.warn(fmt.Errorf(msgPhoneLeftOut, err))
-		return phoneNo, nil
-	case errors.Is(err, remote.ErrNotConfigured) || errors.Is(err, remote.ErrNotForPhone):
+		// phone, or said what to do with nobody to ask (and
+		// --if-headless decides): a warning.
+		return phoneNo, nil, fmt.Errorf(msgPhoneLeftOut, err)
+	case unusable:
 		r := ErrorResult(c.Request.Identity(), ExitUsage, fmt.Errorf(msgPhoneOnlyWay, err))
 		r.Hint = hintPhoneSetup
-		return phoneNo, &r
+		return phoneNo, &r, nil
 	default:
 		r := ErrorResult(c.Request.Identity(), ExitFailed, fmt.Errorf(msgPhoneOnlyWay, err))
-		return phoneNo, &r
+		return phoneNo, &r, nil
 	}
 }
 

@@ -50,12 +50,19 @@ func TestPhoneFor(t *testing.T) {
 		want     string
 		code     ExitCode // of the result, when there is one
 		warned   string
+		// ifHeadless is the call's --if-headless, fail if empty.
+		ifHeadless string
 	}{
 		{name: "no phone set up", here: true, want: phoneNo},
 		{name: "no phone set up, nobody here", want: phoneNo},
 		{name: "only, but no phone set up", remote: "only", here: true, code: ExitUsage},
 		{name: "also, but no phone set up", remote: "also", here: true, want: phoneNo, warned: "no phone is set up"},
 		{name: "also, no phone set up, nobody here", remote: "also", code: ExitUsage},
+		{name: "also, no phone set up, nobody here, --if-headless deny", remote: "also", ifHeadless: IfHeadlessDeny, want: phoneNo, warned: "no phone is set up"},
+		{name: "fallback, no phone set up, nobody here", remote: "fallback", code: ExitUsage},
+		{name: "fallback, no phone set up, nobody here, --if-headless deny", remote: "fallback", ifHeadless: IfHeadlessDeny, want: phoneNo, warned: "no phone is set up"},
+		{name: "only, no phone set up, nobody here, --if-headless approve", remote: "only", ifHeadless: IfHeadlessApprove, want: phoneNo, warned: "no phone is set up"},
+		{name: "only, no phone set up, somebody here, --if-headless deny", remote: "only", here: true, ifHeadless: IfHeadlessDeny, code: ExitUsage},
 		{name: "fallback, somebody here", settings: "fallback", here: true, want: phoneNo},
 		{name: "fallback, nobody here", settings: "fallback", want: phoneOnly},
 		{name: "also, somebody here", settings: "also", here: true, want: phoneAlso},
@@ -67,6 +74,7 @@ func TestPhoneFor(t *testing.T) {
 		{name: "an input beside a dialog", settings: "also", input: true, here: true, want: phoneNo, warned: "not sent to the phone"},
 		{name: "an input with nobody here", settings: "fallback", input: true, want: phoneNo, warned: "not sent to the phone"},
 		{name: "an input with nobody here, phone named", settings: "fallback", remote: "fallback", input: true, code: ExitUsage},
+		{name: "an input with nobody here, phone named, --if-headless deny", settings: "fallback", remote: "fallback", input: true, ifHeadless: IfHeadlessDeny, want: phoneNo, warned: "not sent to the phone"},
 		{name: "broken settings, somebody here", settings: "broken", here: true, want: phoneNo, warned: "remote.json"},
 		{name: "broken settings, nobody here", settings: "broken", want: phoneNo, warned: "remote.json"},
 		{name: "broken settings, nobody here, phone named", settings: "broken", remote: "only", code: ExitFailed},
@@ -91,7 +99,14 @@ func TestPhoneFor(t *testing.T) {
 				c = input
 			}
 			c.Remote = tc.remote
-			got, r := te.phoneFor(c, tc.here)
+			c.IfHeadless = tc.ifHeadless
+			if c.IfHeadless == "" {
+				c.IfHeadless = IfHeadlessFail
+			}
+			got, r, warning := te.phoneFor(c, tc.here)
+			if warning != nil {
+				warned = append(warned, warning.Error())
+			}
 			switch {
 			case tc.code != 0 && (r == nil || r.ExitCode != tc.code):
 				t.Fatalf("phoneFor = %q, %+v; want a result with exit %d", got, r, tc.code)

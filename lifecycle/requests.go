@@ -77,11 +77,18 @@ func (e *Engine) find(key string) (store.Record, error) {
 		return keyed[0], nil
 	case len(found) == 1:
 		return found[0], nil
+	case len(found) == 0 && key != "" && len(key) < minPrefix && isHex(key):
+		return store.Record{}, fmt.Errorf("%w: "+msgTooShort, ErrUnknownKey, key, minPrefix)
 	case len(found) == 0:
 		return store.Record{}, fmt.Errorf("%w: "+msgNoMatch, ErrUnknownKey, key)
 	default:
 		return store.Record{}, fmt.Errorf("%w: "+msgAmbiguous, ErrUnknownKey, key, len(found))
 	}
+}
+
+// isHex reports whether s could begin an identity: hexadecimal digits.
+func isHex(s string) bool {
+	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
 }
 
 // keyedVia is the identity of a request asked with --key key through the

@@ -182,6 +182,10 @@ func (e *Engine) headless(c Call, id string, session platform.Session) Result {
 		e.logEventOrWarn("headless", rec, "failed", why)
 		r.Status, r.ExitCode, r.Message = StatusHeadless, ExitHeadless, fmt.Sprintf(msgHeadless, why)
 		r.Hint = hintHeadless
+		if c.Request.Kind != dialog.Confirm {
+			// A choice or a text has no approve to give (Call.Validate).
+			r.Hint = hintHeadlessDeny
+		}
 	}
 	r.Headless = true
 	return r

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/platform"
@@ -31,7 +32,13 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	w.lockPath = e.paths.LockFile(w.id)
 	w.deadline = e.now().Add(c.wait())
 	defer w.stopWatching()
-	return w.run(ctx), nil
+	r := w.run(ctx)
+	if w.phoneWarning != nil {
+		// The caller's own result says it, as --json's warning and on
+		// stderr, not only a line of stderr.
+		r.Warning = strings.TrimPrefix(r.Warning+"; "+w.phoneWarning.Error(), "; ")
+	}
+	return r, nil
 }
 
 // rememberedByDialog returns the answer kept for c's request as asked by
@@ -92,6 +99,9 @@ type waiter struct {
 	phoneDecided bool
 	phoneWay     string
 	phoneRefusal *Result
+	// phoneWarning is what kept the phone out of the request, for the
+	// result.
+	phoneWarning error
 }
 
 func (w *waiter) run(ctx context.Context) Result {
@@ -200,10 +210,10 @@ func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
 		r := e.StoreError(w.id, err)
 		return &r, false
 	}
-	if started && ch != nil && ch.Attached {
-		// This invocation now asks in its own process, maybe after
-		// another's prompt died: it waits for its own, to the deadline
-		// just set, whenever that is.
+	if started && (w.c.UntilEnd || ch != nil && ch.Attached) {
+		// This invocation now asks (in its own process, for an Attached
+		// Channel), maybe after another's holder or prompt died: it waits
+		// for its own, to the deadline just set, whenever that is.
 		w.deadline = latest(w.deadline, e.now().Add(w.c.Timeout+attachedGrace))
 		w.prompting = true
 	}
@@ -246,8 +256,8 @@ func (e *Engine) prepare(c Call) Call {
 func (w *waiter) phone(ch *Channel) (string, *Result) {
 	if !w.phoneDecided {
 		w.phoneDecided = true
-		w.phoneWay, w.phoneRefusal = w.e.phoneFor(w.c, ch != nil || w.canAsk())
-		if w.phoneWay == phoneOnly && ch != nil && ch.Attached {
+		w.phoneWay, w.phoneRefusal, w.phoneWarning = w.e.phoneFor(w.c, ch != nil || w.canAsk())
+		if w.phoneWay == phoneOnly && ch != nil && ch.Attached && !w.c.UntilEnd {
 			// Not asked in this process after all: the call's Wait
 			// applies, not the prompt's whole Timeout.
 			w.deadline = w.deadline.Add(w.c.Wait - w.c.wait())

@@ -72,7 +72,9 @@ cannot click it, and else the client's form if the client declared the
 elicitation capability. When nobody can be asked the call reports
 "headless": nothing approves without a person. Stdout carries only protocol
 messages; warnings and errors go to stderr.`,
-		Example: `  {"mcpServers": {"ask-confirm": {"command": "ask-confirm", "args": ["mcp"]}}}`,
+		Example: `  {"mcpServers": {"ask-confirm": {"command": "/usr/bin/ask-confirm", "args": ["mcp"]}}}
+  The command is the absolute path that command -v ask-confirm prints: hosts
+  do not always start servers with your shell's PATH.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if err := cobra.NoArgs(c, args); err != nil {
 				return lifecycle.Usage(err)

@@ -167,7 +167,7 @@ func TestMCPMalformedCallsKeepServing(t *testing.T) {
 		{"bidi override in the message", map[string]any{"message": "invoice\u202Efdp.exe"}, "invalid argument message: contains bidirectional override"},
 		{"equal labels", map[string]any{"message": "m", "ok_label": "OK", "cancel_label": "OK"}, "invalid argument ok_label"},
 		{"timeout not a duration", map[string]any{"message": "m", "timeout": "forever"}, `invalid argument timeout: "forever" is not a duration`},
-		{"timeout over the limit", map[string]any{"message": "m", "timeout": "48h"}, "invalid argument timeout: 48h0m0s is outside"},
+		{"timeout over the limit", map[string]any{"message": "m", "timeout": "48h"}, "invalid argument timeout: must be longer than 0s and at most 24h, not 48h"},
 		{"key over the limit", map[string]any{"message": "m", "key": strings.Repeat("k", dialog.MaxKeyBytes+1)}, "key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,7 +305,7 @@ func TestMCPServerFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp", "--wait", "25h"}, "--wait: 25h0m0s is outside"},
+		{[]string{"mcp", "--wait", "25h"}, "--wait: 25h is outside 0s to 24h"},
 		{[]string{"mcp", "--timeout", "0s"}, "--timeout"},
 		{[]string{"mcp", "--remember", "-1s"}, "--remember"},
 		{[]string{"mcp", "--wait", "soon"}, "invalid argument"},

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ask-confirm/ask-confirm/cmd"
+	"github.com/ask-confirm/ask-confirm/internal/helpexample"
 	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -568,6 +569,11 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 	if init.Capabilities.Tools == nil {
 		t.Errorf("the server does not announce tools: %+v", init.Capabilities)
 	}
+	// mcp.md says the instructions keep secrets out, as the ask tool's
+	// description does (they once did not).
+	if !strings.Contains(init.Instructions, "Never use either for passwords or other secrets") {
+		t.Errorf("the instructions do not say to keep secrets out: %q", init.Instructions)
+	}
 
 	list, err := ts.cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -959,7 +965,7 @@ func TestConfirmInvalidArgumentsAreToolErrors(t *testing.T) {
 		{"labels alike", map[string]any{"message": "Go?", "ok_label": "Same", "cancel_label": "Same"}, []string{"invalid argument ok_label: must differ from"}},
 		{"default ok label as cancel label", map[string]any{"message": "Go?", "cancel_label": "Approve"}, []string{"invalid argument ok_label:"}},
 		{"timeout not a duration", map[string]any{"message": "Go?", "timeout": "soon"}, []string{`invalid argument timeout: "soon" is not a duration such as 90s or 10m`}},
-		{"timeout too long", map[string]any{"message": "Go?", "timeout": "25h"}, []string{"invalid argument timeout: 25h0m0s is outside"}},
+		{"timeout too long", map[string]any{"message": "Go?", "timeout": "25h"}, []string{"invalid argument timeout: must be longer than 0s and at most 24h, not 25h"}},
 		{"timeout zero", map[string]any{"message": "Go?", "timeout": "0s"}, []string{"invalid argument timeout:"}},
 		{"control character in the title", map[string]any{"message": "Go?", "title": "a\x1b[31mb"}, []string{"invalid argument title: contains control character U+001B"}},
 		{"bidirectional override in the message", map[string]any{"message": "Go\u202e?"}, []string{"invalid argument message: contains bidirectional override U+202E"}},
@@ -1101,6 +1107,28 @@ func TestMCPCommandSummaryNamesEveryTool(t *testing.T) {
 	for _, tool := range []string{"confirm", "ask", "status", "cancel"} {
 		if !strings.Contains(own, tool) {
 			t.Errorf("the summary %q does not name the %s tool", own, tool)
+		}
+	}
+}
+
+// The configuration in --help gives the server's command by its absolute
+// path, as README and mcp.md require: hosts do not always start servers
+// with the shell's PATH. (It once showed a bare ask-confirm.)
+func TestHelpExampleNamesTheAbsolutePath(t *testing.T) {
+	c := NewCommand()
+	objects, err := helpexample.JSON(c.Example)
+	if err != nil || len(objects) == 0 {
+		t.Fatalf("--help's example %q: %d JSON objects, %v", c.Example, len(objects), err)
+	}
+	for _, o := range objects {
+		servers, _ := o["mcpServers"].(map[string]any)
+		if len(servers) == 0 {
+			t.Errorf("%v holds no mcpServers", o)
+		}
+		for name, s := range servers {
+			if cmd, _ := s.(map[string]any)["command"].(string); !filepath.IsAbs(cmd) {
+				t.Errorf("server %s's command %q is not an absolute path", name, cmd)
+			}
 		}
 	}
 }

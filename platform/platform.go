@@ -56,6 +56,10 @@ type Session struct {
 	// "DISPLAY=:0", "Aqua session of uid 501", "session 1, window station
 	// WinSta0". Empty when headless.
 	Display string
+	// Unreachable are the displays the environment names that do not
+	// answer, each saying why, for a person: "DISPLAY=:99 does not answer
+	// at /tmp/.X11-unix/X99". Linux only.
+	Unreachable []string
 	// Notes are facts worth knowing that do not decide CanAsk.
 	Notes []string
 }

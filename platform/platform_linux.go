@@ -49,13 +49,14 @@ func inspect(ctx context.Context) Report {
 
 func fromLinux(v linux.Verdict, backend string) Session {
 	return Session{
-		CanAsk:  v.OK,
-		Reason:  v.Reason,
-		Hint:    v.Hint,
-		Backend: backend,
-		Kind:    Kind(v.Kind),
-		Display: v.Display,
-		Notes:   v.Notes,
+		CanAsk:      v.OK,
+		Reason:      v.Reason,
+		Hint:        v.Hint,
+		Backend:     backend,
+		Kind:        Kind(v.Kind),
+		Display:     v.Display,
+		Unreachable: v.Unreachable,
+		Notes:       v.Notes,
 	}
 }
 

@@ -34,6 +34,10 @@ type Verdict struct {
 	// Display names the display the dialog would appear on, as the
 	// environment gives it: "DISPLAY=:0", "WAYLAND_DISPLAY=wayland-0".
 	Display string
+	// Unreachable are the displays the environment names that do not
+	// answer, each saying why: "DISPLAY=:99 does not answer at
+	// /tmp/.X11-unix/X99".
+	Unreachable []string
 	// Reason explains OK == false; Hint says what to do about it.
 	Reason, Hint string
 	// Notes are facts worth knowing that do not stop a person being asked.
@@ -72,6 +76,7 @@ func judge(getenv func(string) string, wsl bool, program string, dial dialer) Ve
 		shown = append(shown, "DISPLAY="+x11)
 	}
 	v.Display = strings.Join(shown, ", ")
+	v.Unreachable = dead
 	switch {
 	case wsl && (waylandOK || x11OK):
 		v.Kind = kindWSL

@@ -212,3 +212,19 @@ func TestThirdButtonFrom(t *testing.T) {
 		}
 	}
 }
+
+// The displays named but not answering are kept apart from the reason, so
+// that doctor can name them even where the reason is another (no dialog
+// program): a dead DISPLAY once read "display none".
+func TestJudgeNamesUnreachableDisplays(t *testing.T) {
+	e := env{"DISPLAY": ":5", "WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": "/run/user/1000"}
+	for _, prog := range []string{"zenity", ""} {
+		v := judge(e.get, false, prog, answering())
+		if len(v.Unreachable) != 2 || !strings.Contains(v.Unreachable[0], "WAYLAND_DISPLAY=wayland-9") || !strings.Contains(v.Unreachable[1], "DISPLAY=:5 does not answer") {
+			t.Errorf("program %q: Unreachable = %q, want both displays", prog, v.Unreachable)
+		}
+	}
+	if v := judge(env{}.get, false, "zenity", answering()); len(v.Unreachable) != 0 {
+		t.Errorf("nothing set: Unreachable = %q", v.Unreachable)
+	}
+}
