@@ -71,6 +71,7 @@ const (
 	msgStoppedWithCaller = "its holder was stopped by a signal, as a host stops a hook and its children; it ends withdrawn"
 	msgTooSoon           = "it ended sooner than a person can answer, again and again"
 	msgIgnoredMore       = "and %d more replies that answered nothing"
+	msgIgnoredOthers     = "replies for other requests, which share the reply topic: %d"
 	msgAnsweredBy        = "%s on the phone"
 
 	msgChose        = "chosen: %s"

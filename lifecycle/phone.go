@@ -87,12 +87,13 @@ func (e *Engine) loadRemote() (remote.Settings, error) {
 }
 
 // PhoneBackend makes the way of asking on the phone set up with c; it
-// reports each reply that answered nothing to ignored.
-type PhoneBackend func(c remote.Config, ignored func(reason string)) dialog.Backend
+// reports each reply that answered nothing to ignored, and each follow-up
+// that could not be sent to lost.
+type PhoneBackend func(c remote.Config, ignored, lost func(reason string)) dialog.Backend
 
 // ntfyPhone is the real PhoneBackend: the phone reached through ntfy.
-func ntfyPhone(c remote.Config, ignored func(string)) dialog.Backend {
-	return &remote.Backend{Config: c, Ignored: ignored}
+func ntfyPhone(c remote.Config, ignored, lost func(string)) dialog.Backend {
+	return &remote.Backend{Config: c, Ignored: ignored, Lost: lost}
 }
 
 // maxIgnoredLogged bounds the ignored replies a request records one by
@@ -102,15 +103,24 @@ const maxIgnoredLogged = 20
 
 // ignoredReplies records in the history the replies that answered
 // nothing, for one request.
+// Replies for other requests, which share the reply topic, are counted
+// apart, in one event at the end: they are no forgery, and must not use
+// up the events that show one.
 type ignoredReplies struct {
-	e     *Engine
-	rec   store.Record
-	mu    sync.Mutex
-	count int
+	e      *Engine
+	rec    store.Record
+	mu     sync.Mutex
+	count  int
+	others int
 }
 
 func (ig *ignoredReplies) add(reason string) {
 	ig.mu.Lock()
+	if reason == remote.ReplyForAnother {
+		ig.others++
+		ig.mu.Unlock()
+		return
+	}
 	ig.count++
 	n := ig.count
 	ig.mu.Unlock()
@@ -119,14 +129,24 @@ func (ig *ignoredReplies) add(reason string) {
 	}
 }
 
-// done records how many replies were ignored beyond those logged.
+// done records how many replies were ignored beyond those logged, and how
+// many were for other requests.
 func (ig *ignoredReplies) done() {
 	ig.mu.Lock()
-	n := ig.count
+	n, others := ig.count, ig.others
 	ig.mu.Unlock()
 	if n > maxIgnoredLogged {
 		ig.e.logEventOrWarn("ignored", ig.rec, "", fmt.Sprintf(msgIgnoredMore, n-maxIgnoredLogged))
 	}
+	if others > 0 {
+		ig.e.logEventOrWarn("ignored", ig.rec, "", fmt.Sprintf(msgIgnoredOthers, others))
+	}
+}
+
+// lost records a follow-up to the phone that could not be sent: the
+// request has ended, and the phone may still show it as open.
+func (ig *ignoredReplies) lost(reason string) {
+	ig.e.logEventOrWarn("way-failed", ig.rec, "", wayPhone+": "+reason)
 }
 
 // ways returns how the holder of rec asks: its own way (the dialog, or
@@ -149,7 +169,7 @@ func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies) 
 		e.wayFailed(rec, wayPhone, err)
 		return ws, nil
 	}
-	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, ig.add)}), nil
+	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, ig.add, ig.lost)}), nil
 }
 
 // wayFailed records that the way of asking named w failed while another
