@@ -64,6 +64,10 @@ func TestPhoneAnswersWhereNobodyElseCan(t *testing.T) {
 	s := ntfytest.New(t)
 	h := headless(e2e.NewFakeHarness(t))
 	phone := phoneSetUp(t, h, s, "fallback")
+	// doctor says so too, rather than "nobody can be asked" and exit 4.
+	if o, rep := e2e.DoctorJSON(h); o.Code != 0 || rep["can_ask"] != false || !strings.Contains(fmt.Sprint(rep["message"]), "the phone is asked instead") {
+		t.Fatalf("doctor, headless with the phone set up: exit %d %v\n%s", o.Code, rep["message"], o.Stderr)
+	}
 
 	for i, tc := range []struct {
 		name, tap string
@@ -438,4 +442,23 @@ func TestPhoneFaultsEndWithinTheWait(t *testing.T) {
 	if !strings.Contains(o.Res.Message, "did not answer a publish within") {
 		t.Fatalf("the stalled publish reads %q", o.Res.Message)
 	}
+}
+
+// cancel --all with the ntfy server down closes the request at once: its
+// holder records the end, then tries to tell the phone for a while, and
+// that is no failure of the cancel (it took 5 s and exited 8, speaking of
+// a --key nobody passed).
+func TestPhoneCancelWithTheServerDown(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	h := headless(e2e.NewFakeHarness(t))
+	phone := phoneSetUp(t, h, s, "only")
+	r := h.Start("--json", "--message", "Cancel me?", "--wait", "2m")
+	phone.Await(1)
+	s.Stop()
+	o := h.Run("cancel", "--all")
+	if o.Code != 0 || !strings.Contains(o.Stdout, "cancelled") || o.Elapsed > 4*time.Second {
+		t.Fatalf("cancel --all with the server down: exit %d after %s\n%s%s", o.Code, o.Elapsed, o.Stdout, o.Stderr)
+	}
+	h.Expect(r.Wait(90*time.Second), 1, "cancelled")
 }
