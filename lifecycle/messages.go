@@ -66,6 +66,7 @@ const (
 	msgBadAnswer      = "the dialog's answer does not answer the question: %v"
 
 	msgPhoneLeftOut      = "the phone is not asked: %v"
+	msgPhoneNotJoined    = "the phone is not asked: this request is already open without it, and this call waits for its answer there; to ask the phone too, cancel it (ask-confirm cancel) and ask again"
 	msgPhoneOnlyWay      = "the phone was the only way to ask: %w"
 	hintPhoneSetup       = "where no dialog or terminal can ask, only the phone can: set it up with ask-confirm remote setup; it takes yes-or-no questions and choices of one among at most three options"
 	msgWayFailed         = "the %s could not ask (%v); the request goes on without it"

@@ -300,3 +300,30 @@ func TestRaceAsksAgainAWayThatEndedTooSoon(t *testing.T) {
 		t.Fatalf("the channel asked again was told %q", got)
 	}
 }
+
+// A call that names the phone and joins the same request already open
+// without it is warned: the phone is no part of the identity, so the call
+// waits for that request's answer, and the phone never sees it.
+func TestPhoneNotAskedOnJoiningWithout(t *testing.T) {
+	te := newTestEngine(t)
+	te.setPhone("fallback")
+	warned := make(chan string, 4)
+	te.warnf = func(err error) { warned <- err.Error() }
+	c := testCall("Ship v2?")
+	stop := te.fakeHolder(c)
+	c.Remote, c.Wait = remote.ModeAlso, time.Minute
+	done := make(chan Result, 1)
+	go func() { done <- te.ask(c) }()
+	select {
+	case w := <-warned:
+		if !strings.Contains(w, "already open without it") {
+			t.Fatalf("warned %q", w)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no warning on joining a request open without the phone")
+	}
+	stop(store.Approved)
+	if r := <-done; r.ExitCode != ExitApproved {
+		t.Fatalf("the joined request's answer: %+v", r)
+	}
+}
