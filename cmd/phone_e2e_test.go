@@ -418,6 +418,10 @@ func TestPhoneFaultsEndWithinTheWait(t *testing.T) {
 	if n := len(eventsOf(h, "failed")); n == 0 {
 		t.Fatal("no failed event in the history")
 	}
+	// Nothing reached the phone: the request was never shown.
+	if n := len(eventsOf(h, "shown")); n != 0 {
+		t.Fatalf("a refused publish was recorded as shown %d times", n)
+	}
 
 	stall := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -86,14 +86,22 @@ func (e *Engine) loadRemote() (remote.Settings, error) {
 	return remote.Load(e.remoteFile)
 }
 
-// PhoneBackend makes the way of asking on the phone set up with c; it
-// reports each reply that answered nothing to ignored, and each follow-up
-// that could not be sent to lost.
-type PhoneBackend func(c remote.Config, ignored, lost func(reason string)) dialog.Backend
+// PhoneBackend makes the way of asking on the phone set up with c, which
+// tells r what it finds beside the answer.
+type PhoneBackend func(c remote.Config, r PhoneReports) dialog.Backend
+
+// PhoneReports is what the phone's way of asking tells its holder beside
+// the answer: each reply that answered nothing (Ignored), each follow-up
+// that could not be sent (Lost), and that the server took the request, so
+// that the phone will show it (Sent). None may block.
+type PhoneReports struct {
+	Ignored, Lost func(reason string)
+	Sent          func()
+}
 
 // ntfyPhone is the real PhoneBackend: the phone reached through ntfy.
-func ntfyPhone(c remote.Config, ignored, lost func(string)) dialog.Backend {
-	return &remote.Backend{Config: c, Ignored: ignored, Lost: lost}
+func ntfyPhone(c remote.Config, r PhoneReports) dialog.Backend {
+	return &remote.Backend{Config: c, Ignored: r.Ignored, Lost: r.Lost, Sent: r.Sent}
 }
 
 // maxIgnoredLogged bounds the ignored replies a request records one by
@@ -153,7 +161,7 @@ func (ig *ignoredReplies) lost(reason string) {
 // own), and the phone where rec says so. A phone that cannot be set up is
 // left out with a note on the request, or, where it was the only way, is
 // the error.
-func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies) ([]way, error) {
+func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies, sent func()) ([]way, error) {
 	var ws []way
 	if rec.Phone != phoneOnly {
 		ws = append(ws, way{name: ownWay(rec), backend: own})
@@ -169,7 +177,7 @@ func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies) 
 		e.wayFailed(rec, wayPhone, err)
 		return ws, nil
 	}
-	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, ig.add, ig.lost)}), nil
+	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, PhoneReports{Ignored: ig.add, Lost: ig.lost, Sent: sent})}), nil
 }
 
 // wayFailed records that the way of asking named w failed while another

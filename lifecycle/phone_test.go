@@ -154,7 +154,7 @@ func TestPhoneBesideAChannel(t *testing.T) {
 	te.headlessSession()
 	te.setPhone("also")
 	phone := newCauseBackend(te)
-	te.phone = func(remote.Config, func(string), func(string)) dialog.Backend { return phone }
+	te.phone = func(remote.Config, PhoneReports) dialog.Backend { return phone }
 	ch := newCauseBackend(te)
 
 	// The phone answers; the channel is told.
@@ -283,7 +283,7 @@ func TestRaceAsksAgainAWayThatEndedTooSoon(t *testing.T) {
 	te.setPhone("also")
 	phone := newCauseBackend(te)
 	asked := atomic.Int32{}
-	te.phone = func(remote.Config, func(string), func(string)) dialog.Backend { asked.Add(1); return phone }
+	te.phone = func(remote.Config, PhoneReports) dialog.Backend { asked.Add(1); return phone }
 	ch := &quitsOnce{causeBackend: newCauseBackend(te)}
 	c := channelCall(te, ch.channelBackend)
 	c.Channel.Backend = ch
