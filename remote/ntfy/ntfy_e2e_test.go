@@ -377,6 +377,13 @@ func TestPhonePublishStalls(t *testing.T) {
 // control characters are shown as escapes, never sent to the terminal.
 func TestPhoneServerTextIsInert(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			// The subscription opens, and stays open until Ask returns.
+			fmt.Fprintf(w, `{"id":"open1","time":%d,"event":"open","topic":"replies"}`+"\n", time.Now().Unix())
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
 		w.WriteHeader(http.StatusForbidden)
 		io.WriteString(w, "\x1b]0;owned\x07\rask-confirm: approved\x1b[2K")
 	}))
