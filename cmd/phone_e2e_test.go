@@ -465,4 +465,13 @@ func TestPhoneCancelWithTheServerDown(t *testing.T) {
 		t.Fatalf("cancel --all with the server down: exit %d after %s\n%s%s", o.Code, o.Elapsed, o.Stdout, o.Stderr)
 	}
 	h.Expect(r.Wait(90*time.Second), 1, "cancelled")
+	// The follow-up that could not reach the phone is not lost unseen.
+	Eventually(t, "the lost follow-up to be recorded", func() bool {
+		for _, e := range eventsOf(h, "way-failed") {
+			if strings.Contains(fmt.Sprint(e["reason"]), "This request was cancelled") {
+				return true
+			}
+		}
+		return false
+	})
 }
