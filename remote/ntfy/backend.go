@@ -1,6 +1,7 @@
 package ntfy
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -47,6 +48,9 @@ type Backend struct {
 	// Retry is how long to wait before reconnecting a dropped
 	// subscription; zero is one second.
 	Retry time.Duration
+	// OpenWithin is how long Ask waits for the subscription to open, its
+	// tries included; zero is openWithin.
+	OpenWithin time.Duration
 
 	// followUps are the follow-ups still on their way (Finish).
 	followUps sync.WaitGroup
@@ -127,14 +131,14 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	// reported to Ignored after it.
 	defer sub.stop()
 
-	opening := time.NewTimer(openWithin)
+	opening := time.NewTimer(cmp.Or(b.OpenWithin, openWithin))
 	defer opening.Stop()
 	select {
 	case <-sub.opened:
 	case rp := <-sub.replies:
 		return dialog.Answer{}, rp.err
 	case <-opening.C:
-		return dialog.Answer{}, fmt.Errorf("the ntfy server could not be reached within %s: %w", openWithin, sub.lastError())
+		return dialog.Answer{}, fmt.Errorf("the ntfy server could not be reached within %s: %w", cmp.Or(b.OpenWithin, openWithin), sub.lastError())
 	case <-ctx.Done():
 		return dialog.Answer{}, ctx.Err()
 	}
