@@ -78,7 +78,11 @@ func (a *app) checkRemote(ctx context.Context) remoteCheck {
 	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
 	for _, f := range remote.Verify(ctx, s.Config, "", false) {
 		if !f.OK {
-			rc.Problems = append(rc.Problems, f.What+": "+f.Detail)
+			problem := f.What + ": " + f.Detail
+			if f.Mend != "" {
+				problem += fmt.Sprintf(msgDoctorRemoteMend, f.Mend)
+			}
+			rc.Problems = append(rc.Problems, problem)
 		}
 	}
 	return rc

@@ -98,6 +98,7 @@ const (
 	msgDoctorCodexUnreadable = "the Codex configuration could not be read: %v"
 	msgDoctorRemoteOK        = "set up through %s (asked: %s): it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems  = "set up through %s, but: %s"
+	msgDoctorRemoteMend      = " (to mend: %s)"
 )
 
 // The help topics (ask-confirm help TOPIC).

@@ -76,7 +76,7 @@ func TestRemoteSetupTestOff(t *testing.T) {
 	}
 
 	s.Stop()
-	if _, rep := e2e.DoctorJSON(h); !strings.Contains(fmt.Sprint(rep["remote"]), "the server answers") {
+	if _, rep := e2e.DoctorJSON(h); !strings.Contains(fmt.Sprint(rep["remote"]), "the server answers") || !strings.Contains(fmt.Sprint(rep["remote"]), "to mend: nothing listens at --server") {
 		t.Fatalf("doctor with the server down: %v", rep["remote"])
 	}
 	s.Start()
