@@ -80,7 +80,11 @@ func (a *app) checkRemote(ctx context.Context) remoteCheck {
 	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
 	for _, f := range remote.Verify(ctx, s.Config, "", false) {
 		if !f.OK {
-			rc.Problems = append(rc.Problems, f.What+": "+f.Detail)
+			problem := f.What + ": " + f.Detail
+			if f.Mend != "" {
+				problem += fmt.Sprintf(msgDoctorRemoteMend, f.Mend)
+			}
+			rc.Problems = append(rc.Problems, problem)
 		}
 	}
 	return rc
@@ -147,13 +151,15 @@ It creates nothing and shows no dialog.
 It also names the MCP server program that ask-confirm mcp would run, and
 the terminal the command line asks on where no dialog can be shown.
 
-Exit codes: 0 when a person can be asked here, by dialog or on this
-terminal, 4 when nobody can (with a hint), 8 when a directory ask-confirm
-would use is unsafe.`,
+Exit codes: 0 when a person can be asked, by dialog, on this terminal,
+or, where neither can, on the phone (set up, with its server answering
+and its access rules holding), 4 when nobody can (with a hint), 8 when a
+directory ask-confirm would use is unsafe.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			r := a.doctor(platform.Inspect(c.Context()), a.checkTerminal())
 			r.Remote = a.checkRemote(c.Context())
+			r.askPhone()
 			var err error
 			if r.CodexHooks, err = a.checkCodexHooks(); err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf(msgDoctorCodexUnreadable, err))
@@ -219,6 +225,17 @@ func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 	}
 	r.ExitCode, r.Message, r.hint = outcome.ExitCode, outcome.Message, outcome.Hint
 	return r
+}
+
+// askPhone turns "nobody can be asked" into the phone where the phone is
+// asked in that case (any mode but off, as the engine decides) and its
+// checks hold: a headless machine asks the phone instead of exiting 4.
+func (r *doctorReport) askPhone() {
+	rc := r.Remote
+	if r.ExitCode != lifecycle.ExitHeadless || !rc.Configured || len(rc.Problems) > 0 || rc.Mode == remote.ModeOff {
+		return
+	}
+	r.ExitCode, r.Message, r.hint = lifecycle.ExitApproved, fmt.Sprintf(msgDoctorOnPhone, r.Reason), ""
 }
 
 // checkPath judges path without following a final symbolic link, and
@@ -368,6 +385,8 @@ func (r doctorReport) printFiles(line func(k, v string)) {
 		line("can ask", msgDoctorAskYes)
 	case r.Terminal.Available:
 		line("can ask", fmt.Sprintf(msgDoctorAskTerminal, r.Reason))
+	case r.ExitCode == lifecycle.ExitApproved:
+		line("can ask", fmt.Sprintf(msgDoctorAskPhone, r.Reason))
 	default:
 		line("can ask", fmt.Sprintf(msgDoctorAskNo, r.Reason))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,7 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.server, "server", "", "the ntfy server's URL (https, or http on loopback)")
+	f.StringVar(&o.server, "server", "", "the ntfy server's URL (https, or http to a loopback address such as 127.0.0.1), with no user name or password in it")
 	f.StringVar(&o.topic, "topic", "", "the topic requests go to; the phone subscribes to it")
 	f.StringVar(&o.replyTopic, "reply-topic", "", "the topic the phone's buttons answer on")
 	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
@@ -123,6 +124,13 @@ func readToken(stdin io.Reader, file string) (string, error) {
 			return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenRead, file, err))
 		}
 		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenRead, file, err))
+		}
+		if err := remote.PrivateFile(fi); err != nil {
+			return "", lifecycle.Usage(fmt.Errorf(msgRemoteTokenOpen, file, err, file))
+		}
 		in = f
 	}
 	// A token is a few dozen bytes; a file of more is not one.
@@ -145,10 +153,16 @@ func readToken(stdin io.Reader, file string) (string, error) {
 // records it and says what to do on the phone.
 func (a *app) setUpRemote(ctx context.Context, s remote.Settings) error {
 	failed := 0
+	// What mends each failed check, once each: one missing access line
+	// can fail several.
+	var mends []string
 	for _, f := range remote.Verify(ctx, s.Config, "", true) {
 		mark := "ok  "
 		if !f.OK {
 			mark, failed = "FAIL", failed+1
+			if f.Mend != "" && !slices.Contains(mends, f.Mend) {
+				mends = append(mends, f.Mend)
+			}
 		}
 		line := mark + "  " + f.What
 		if f.Detail != "" {
@@ -158,7 +172,12 @@ func (a *app) setUpRemote(ctx context.Context, s remote.Settings) error {
 	}
 	if failed > 0 {
 		a.out.error(fmt.Sprintf(msgRemoteChecksFailed, failed))
-		a.out.hint(msgRemoteAccessHint)
+		for _, m := range mends {
+			a.out.hint(m)
+		}
+		if len(mends) == 0 {
+			a.out.hint(msgRemoteAccessHint)
+		}
 		return &exitError{lifecycle.ExitUsage}
 	}
 	if err := remote.Save(a.remoteFile, s); err != nil {
@@ -188,8 +207,9 @@ func newRemoteTestCommand(a *app) *cobra.Command {
 			ctx, cancel := context.WithTimeout(c.Context(), wait)
 			defer cancel()
 			r := dialog.Request{Kind: dialog.Confirm, Title: msgRemoteTestTitle, Message: msgRemoteTestMessage, OKLabel: "Approve", CancelLabel: "Deny"}
-			fmt.Fprintf(a.stdout, msgRemoteTestSent+"\n", s.Topic, dialog.ShortDuration(wait))
-			phone := &remote.Backend{Config: s.Config}
+			// Said once the server took it, not before.
+			sent := func() { fmt.Fprintf(a.stdout, msgRemoteTestSent+"\n", s.Topic, dialog.ShortDuration(wait)) }
+			phone := &remote.Backend{Config: s.Config, Sent: sent}
 			ans, err := phone.Ask(ctx, r)
 			// The phone is told what became of the request once it ends.
 			cancel()
@@ -201,7 +221,10 @@ func newRemoteTestCommand(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout, msgRemoteTestNobody)
 				return &exitError{lifecycle.ExitExpired}
 			case err != nil:
-				return fmt.Errorf(msgRemoteTestFailed, err)
+				// As a request asked on the phone alone ends: the phone
+				// could not ask (exit 6).
+				a.out.error(fmt.Sprintf(msgRemoteTestFailed, err))
+				return &exitError{lifecycle.ExitFailed}
 			case ans.Approved:
 				fmt.Fprintln(a.stdout, msgRemoteTestApproved)
 				return nil

@@ -51,6 +51,7 @@ const (
 // store) is the engine's.
 const (
 	msgDoctorCanAsk      = "a person can be asked here"
+	msgDoctorOnPhone     = "nobody can be asked on this machine (%s), but the phone is asked instead"
 	msgDoctorMissingDir  = "missing; created with mode 0700 on first use"
 	msgDoctorMissingFile = "not created yet"
 	msgDoctorOpenDir     = "group or other users have access; run chmod 700 %s"
@@ -68,6 +69,7 @@ const (
 	msgRemoteOneStdin     = "only one of --token-file and --answer-token-file can be - (standard input)"
 	msgRemoteTokenRead    = "reading the token from %s: %w"
 	msgRemoteTokenEmpty   = "%s holds no token"
+	msgRemoteTokenOpen    = "%s: %v; run chmod 600 %s, and remove the file once remote setup has recorded the token"
 	msgRemoteTokenBad     = "%s does not hold a token on its first line: a token has no spaces or control characters"
 	msgRemoteChecksFailed = "%d check(s) failed; nothing was recorded"
 	msgRemoteAccessHint   = "give each account only its own access: ntfy access ASKER TOPIC wo, ntfy access ASKER REPLY-TOPIC ro, ntfy access ANSWERER REPLY-TOPIC wo, ntfy access PHONE TOPIC ro, with auth-default-access deny-all"
@@ -80,7 +82,7 @@ const (
 	msgRemoteTestMessage  = "A test of the phone as a way of asking. Nothing happens whichever button you tap."
 	msgRemoteTestSent     = "sent a test request to %s; waiting %s for a tap"
 	msgRemoteTestNobody   = "nobody answered on the phone in time"
-	msgRemoteTestFailed   = "asking the phone: %w"
+	msgRemoteTestFailed   = "the phone could not ask: %v"
 	msgRemoteTestApproved = "approved on the phone"
 	msgRemoteTestDenied   = "denied on the phone"
 	msgRemoteNone         = "no phone is set up; nothing to remove"
@@ -97,6 +99,7 @@ const (
 	msgDoctorModeNote        = "%s, %s"
 	msgDoctorAskYes          = "yes"
 	msgDoctorAskTerminal     = "on the terminal only: %s"
+	msgDoctorAskPhone        = "on the phone only: %s"
 	msgDoctorAskNo           = "no: %s"
 	msgDoctorNone            = "none"
 	msgDoctorNoneAnswers     = "none answers: %s"
@@ -107,6 +110,7 @@ const (
 	msgDoctorCodexUnreadable = "the Codex configuration could not be read: %v"
 	msgDoctorRemoteOK        = "set up through %s (asked: %s): it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems  = "set up through %s, but: %s"
+	msgDoctorRemoteMend      = " (to mend: %s)"
 )
 
 // The help topics (ask-confirm help TOPIC).

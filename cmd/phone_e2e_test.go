@@ -5,6 +5,9 @@ package cmd_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +64,10 @@ func TestPhoneAnswersWhereNobodyElseCan(t *testing.T) {
 	s := ntfytest.New(t)
 	h := headless(e2e.NewFakeHarness(t))
 	phone := phoneSetUp(t, h, s, "fallback")
+	// doctor says so too, rather than "nobody can be asked" and exit 4.
+	if o, rep := e2e.DoctorJSON(h); o.Code != 0 || rep["can_ask"] != false || !strings.Contains(fmt.Sprint(rep["message"]), "the phone is asked instead") {
+		t.Fatalf("doctor, headless with the phone set up: exit %d %v\n%s", o.Code, rep["message"], o.Stderr)
+	}
 
 	for i, tc := range []struct {
 		name, tap string
@@ -166,8 +173,11 @@ func TestPhoneHostileReplies(t *testing.T) {
 	// The earlier request's Approve, replayed, and a thousand replies
 	// that are no tap at all.
 	phone.Tap(first, "Approve")
+	// Forgeries that name this request, as whoever read its buttons'
+	// request id could write them.
+	req, _, _ := strings.Cut(strings.TrimPrefix(second.Actions[0].Body, "ask-confirm/2 "), " ")
 	for i := range 1000 {
-		s.Post(fmt.Sprintf("ask-confirm/1 %032x", i))
+		s.Post(fmt.Sprintf("ask-confirm/2 %s cap=%032x", req, i))
 	}
 	Eventually(t, "the ignored replies to be recorded", func() bool { return len(eventsOf(h, "ignored")) >= 20 })
 	select {
@@ -182,9 +192,12 @@ func TestPhoneHostileReplies(t *testing.T) {
 	if rec := h.OnlyRecord(); rec.Status != "denied" {
 		t.Fatalf("after a tap on Approve that came second, the request is %s", rec.Status)
 	}
+	// The replayed tap is the earlier request's: counted apart, it uses
+	// none of the twenty events that show the forgeries.
 	ignored := eventsOf(h, "ignored")
-	if len(ignored) != 21 || !strings.Contains(fmt.Sprint(ignored[0]["reason"]), "not this request's") ||
-		!strings.Contains(fmt.Sprint(ignored[20]["reason"]), "981 more") {
+	if len(ignored) != 22 || !strings.Contains(fmt.Sprint(ignored[0]["reason"]), "forged") ||
+		!strings.Contains(fmt.Sprint(ignored[20]["reason"]), "980 more") ||
+		!strings.Contains(fmt.Sprint(ignored[21]["reason"]), "replies for other requests, which share the reply topic: 1") {
 		t.Fatalf("%d ignored events, the first %v, the last %v", len(ignored), ignored[0], ignored[len(ignored)-1])
 	}
 
@@ -380,4 +393,85 @@ func TestPhoneAlsoBesideTheRealDialog(t *testing.T) {
 		t.Fatalf("the click is said to come from %q", o.Res.AnsweredBy)
 	}
 	expectFollowUp(t, phone, 4, "Already approved in the dialog at ")
+}
+
+// The phone's faults, with the phone as the only way, each end in exit 6
+// within the caller's --wait (retries included), with the reason in the
+// result and a failed event in the history: a publish the server refuses
+// (the asking account lost its access: the reason and the access line
+// that mends it), and a server that takes the publish and never answers.
+func TestPhoneFaultsEndWithinTheWait(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	h := headless(e2e.NewFakeHarness(t))
+	phoneSetUp(t, h, s, "only")
+
+	s.Access("asker", s.Topic, "deny")
+	o := h.Run("--json", "--message", "Refused?", "--wait", "30s")
+	h.Expect(o, 6, "failed")
+	if !strings.Contains(o.Res.Message, "403 Forbidden") || !strings.Contains(o.Res.Message, "ntfy access ASKING-USER "+s.Topic+" wo") {
+		t.Fatalf("the refused publish reads %q", o.Res.Message)
+	}
+	if o.Elapsed > 20*time.Second {
+		t.Fatalf("the refused publish took %s", o.Elapsed)
+	}
+	if n := len(eventsOf(h, "failed")); n == 0 {
+		t.Fatal("no failed event in the history")
+	}
+	// Nothing reached the phone: the request was never shown.
+	if n := len(eventsOf(h, "shown")); n != 0 {
+		t.Fatalf("a refused publish was recorded as shown %d times", n)
+	}
+
+	stall := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprintf(w, `{"id":"open1","time":%d,"event":"open","topic":"replies"}`+"\n", time.Now().Unix())
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-stall:
+		case <-r.Context().Done():
+		}
+	}))
+	defer func() { close(stall); srv.Close() }()
+	settings := filepath.Join(h.Dir, "config", "ask-confirm", "remote.json")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2e.Must(t, os.WriteFile(settings, []byte(strings.ReplaceAll(string(b), s.URL, srv.URL)), 0o600))
+	o = h.Run("--json", "--message", "Stalled?")
+	h.Expect(o, 6, "failed")
+	if !strings.Contains(o.Res.Message, "did not answer a publish within") {
+		t.Fatalf("the stalled publish reads %q", o.Res.Message)
+	}
+}
+
+// cancel --all with the ntfy server down closes the request at once: its
+// holder records the end, then tries to tell the phone for a while, and
+// that is no failure of the cancel (it took 5 s and exited 8, speaking of
+// a --key nobody passed).
+func TestPhoneCancelWithTheServerDown(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	h := headless(e2e.NewFakeHarness(t))
+	phone := phoneSetUp(t, h, s, "only")
+	r := h.Start("--json", "--message", "Cancel me?", "--wait", "2m")
+	phone.Await(1)
+	s.Stop()
+	o := h.Run("cancel", "--all")
+	if o.Code != 0 || !strings.Contains(o.Stdout, "cancelled") {
+		t.Fatalf("cancel --all with the server down: exit %d after %s\n%s%s", o.Code, o.Elapsed, o.Stdout, o.Stderr)
+	}
+	h.Expect(r.Wait(90*time.Second), 1, "cancelled")
+	// The follow-up that could not reach the phone is not lost unseen.
+	Eventually(t, "the lost follow-up to be recorded", func() bool {
+		for _, e := range eventsOf(h, "way-failed") {
+			if strings.Contains(fmt.Sprint(e["reason"]), "This request was cancelled") {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -76,7 +76,7 @@ func TestRemoteSetupTestOff(t *testing.T) {
 	}
 
 	s.Stop()
-	if _, rep := e2e.DoctorJSON(h); !strings.Contains(fmt.Sprint(rep["remote"]), "the server answers") {
+	if _, rep := e2e.DoctorJSON(h); !strings.Contains(fmt.Sprint(rep["remote"]), "the server answers") || !strings.Contains(fmt.Sprint(rep["remote"]), "to mend: nothing listens at --server") {
 		t.Fatalf("doctor with the server down: %v", rep["remote"])
 	}
 	s.Start()
@@ -106,6 +106,12 @@ func TestRemoteSetupRefusesWrongAccess(t *testing.T) {
 	if o.Code != 2 || !strings.Contains(o.Stdout, "FAIL  the answer token writes replies") || !strings.Contains(o.Stdout, "FAIL  the answer token cannot read requests") {
 		t.Fatalf("setup with the phone's token for the buttons: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
 	}
+	// Each failed check says what mends it.
+	for _, want := range []string{"hint: ntfy access ANSWERER replies wo", "hint: ntfy access --reset ANSWERER requests"} {
+		if !strings.Contains(o.Stderr, want) {
+			t.Errorf("setup with the phone's token for the buttons does not say %q:\n%s", want, o.Stderr)
+		}
+	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("a refused setup recorded %s: %v", file, err)
 	}
@@ -122,6 +128,50 @@ func TestRemoteSetupRefusesWrongAccess(t *testing.T) {
 		if o := h.Run(c.args...); o.Code != 2 || !strings.Contains(o.Stderr, c.says) {
 			t.Errorf("%v: exit %d, want 2 saying %q\n%s", c.args, o.Code, c.says, o.Stderr)
 		}
+	}
+}
+
+// Each failed check of remote setup has a hint of its own: anonymous
+// access that is too wide names ntfy access --reset, a server that is not
+// there says so; a token file others may read is refused.
+func TestRemoteSetupHints(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t, []string{"everyone", "replies", "rw"})
+	h := e2e.NewFakeHarness(t)
+	o := remoteSetup(t, h, s, s.AnswerToken)
+	if o.Code != 2 || !strings.Contains(o.Stderr, "hint: ntfy access --reset everyone replies, with auth-default-access: deny-all") {
+		t.Fatalf("setup with anonymous access to the replies: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	s.Stop()
+	o = remoteSetup(t, h, s, s.AnswerToken)
+	if o.Code != 2 || !strings.Contains(o.Stderr, "hint: nothing listens at --server") {
+		t.Fatalf("setup with the server down: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	token := filepath.Join(h.Dir, "open.token")
+	e2e.Must(t, os.WriteFile(token, []byte(s.AskerToken+"\n"), 0o644))
+	o = h.Run("remote", "setup", "--server", s.URL, "--topic", s.Topic, "--reply-topic", s.ReplyTopic, "--token-file", token, "--answer-token-file", "-")
+	if o.Code != 2 || !strings.Contains(o.Stderr, "mode 0644") || !strings.Contains(o.Stderr, "chmod 600 "+token) {
+		t.Fatalf("setup with a token file others may read: exit %d\n%s", o.Code, o.Stderr)
+	}
+}
+
+// remote test ends as a request asked on the phone alone does: exit 6
+// when the phone could not ask (the server down, a refused publish), and
+// it says the request was sent only once it was.
+func TestRemoteTestFaults(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	h := e2e.NewFakeHarness(t)
+	h.SetUpPhone(s, "fallback")
+	s.Access("asker", s.Topic, "deny")
+	o := h.Run("remote", "test", "--wait", "1m")
+	if o.Code != 6 || strings.Contains(o.Stdout, "sent a test request") || !strings.Contains(o.Stderr, "403 Forbidden") {
+		t.Fatalf("remote test with a refused publish: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	s.Stop()
+	o = h.Run("remote", "test", "--wait", "1m")
+	if o.Code != 6 || strings.Contains(o.Stdout, "sent a test request") || !strings.Contains(o.Stderr, "could not be reached") {
+		t.Fatalf("remote test with the server down: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -136,7 +137,12 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	}
 	ig := &ignoredReplies{e: e, rec: rec}
 	defer ig.done()
-	ways, err := e.ways(rec, h.backend, ig)
+	// A request on the phone alone is shown once the server took it, not
+	// once a dialog program has run for a while: a publish refused or
+	// stalled must not read as shown.
+	sent := make(chan struct{})
+	var sentOnce sync.Once
+	ways, err := e.ways(rec, h.backend, ig, func() { sentOnce.Do(func() { close(sent) }) })
 	if err != nil {
 		return e.failWith(id, content, pid, err)
 	}
@@ -156,10 +162,18 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	go func() { answers <- asking.first(dctx) }()
 	settled := time.NewTimer(e.settle)
 	defer settled.Stop()
+	shown, phoneSent := settled.C, (<-chan struct{})(nil)
+	if rec.Phone == phoneOnly {
+		shown, phoneSent = nil, sent
+	}
 
 	for {
 		select {
-		case <-settled.C:
+		case <-phoneSent:
+			phoneSent = nil
+			e.markShown(id, content, pid)
+			callers.look(e.paths.WatchFile(id))
+		case <-shown:
 			e.markShown(id, content, pid)
 			// Its callers watch by now, on any but a crawling machine: a
 			// kill from here on is seen at the next look.

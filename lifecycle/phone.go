@@ -89,13 +89,22 @@ func (e *Engine) loadRemote() (remote.Settings, error) {
 	return remote.Load(e.remoteFile)
 }
 
-// PhoneBackend makes the way of asking on the phone set up with c; it
-// reports each reply that answered nothing to ignored.
-type PhoneBackend func(c remote.Config, ignored func(reason string)) dialog.Backend
+// PhoneBackend makes the way of asking on the phone set up with c, which
+// tells r what it finds beside the answer.
+type PhoneBackend func(c remote.Config, r PhoneReports) dialog.Backend
+
+// PhoneReports is what the phone's way of asking tells its holder beside
+// the answer: each reply that answered nothing (Ignored), each follow-up
+// that could not be sent (Lost), and that the server took the request, so
+// that the phone will show it (Sent). None may block.
+type PhoneReports struct {
+	Ignored, Lost func(reason string)
+	Sent          func()
+}
 
 // ntfyPhone is the real PhoneBackend: the phone reached through ntfy.
-func ntfyPhone(c remote.Config, ignored func(string)) dialog.Backend {
-	return &remote.Backend{Config: c, Ignored: ignored}
+func ntfyPhone(c remote.Config, r PhoneReports) dialog.Backend {
+	return &remote.Backend{Config: c, Ignored: r.Ignored, Lost: r.Lost, Sent: r.Sent}
 }
 
 // maxIgnoredLogged bounds the ignored replies a request records one by
@@ -105,15 +114,24 @@ const maxIgnoredLogged = 20
 
 // ignoredReplies records in the history the replies that answered
 // nothing, for one request.
+// Replies for other requests, which share the reply topic, are counted
+// apart, in one event at the end: they are no forgery, and must not use
+// up the events that show one.
 type ignoredReplies struct {
-	e     *Engine
-	rec   store.Record
-	mu    sync.Mutex
-	count int
+	e      *Engine
+	rec    store.Record
+	mu     sync.Mutex
+	count  int
+	others int
 }
 
 func (ig *ignoredReplies) add(reason string) {
 	ig.mu.Lock()
+	if reason == remote.ReplyForAnother {
+		ig.others++
+		ig.mu.Unlock()
+		return
+	}
 	ig.count++
 	n := ig.count
 	ig.mu.Unlock()
@@ -122,21 +140,31 @@ func (ig *ignoredReplies) add(reason string) {
 	}
 }
 
-// done records how many replies were ignored beyond those logged.
+// done records how many replies were ignored beyond those logged, and how
+// many were for other requests.
 func (ig *ignoredReplies) done() {
 	ig.mu.Lock()
-	n := ig.count
+	n, others := ig.count, ig.others
 	ig.mu.Unlock()
 	if n > maxIgnoredLogged {
 		ig.e.logEventOrWarn("ignored", ig.rec, "", fmt.Sprintf(msgIgnoredMore, n-maxIgnoredLogged))
 	}
+	if others > 0 {
+		ig.e.logEventOrWarn("ignored", ig.rec, "", fmt.Sprintf(msgIgnoredOthers, others))
+	}
+}
+
+// lost records a follow-up to the phone that could not be sent: the
+// request has ended, and the phone may still show it as open.
+func (ig *ignoredReplies) lost(reason string) {
+	ig.e.logEventOrWarn("way-failed", ig.rec, "", wayPhone+": "+reason)
 }
 
 // ways returns how the holder of rec asks: its own way (the dialog, or
 // own), and the phone where rec says so. A phone that cannot be set up is
 // left out with a note on the request, or, where it was the only way, is
 // the error.
-func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies) ([]way, error) {
+func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies, sent func()) ([]way, error) {
 	var ws []way
 	if rec.Phone != phoneOnly {
 		ws = append(ws, way{name: ownWay(rec), backend: own})
@@ -152,7 +180,7 @@ func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies) 
 		e.wayFailed(rec, wayPhone, err)
 		return ws, nil
 	}
-	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, ig.add)}), nil
+	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, PhoneReports{Ignored: ig.add, Lost: ig.lost, Sent: sent})}), nil
 }
 
 // wayFailed records that the way of asking named w failed while another

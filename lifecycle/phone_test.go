@@ -169,7 +169,7 @@ func TestPhoneBesideAChannel(t *testing.T) {
 	te.headlessSession()
 	te.setPhone("also")
 	phone := newCauseBackend(te)
-	te.phone = func(remote.Config, func(string)) dialog.Backend { return phone }
+	te.phone = func(remote.Config, PhoneReports) dialog.Backend { return phone }
 	ch := newCauseBackend(te)
 
 	// The phone answers; the channel is told.
@@ -298,7 +298,7 @@ func TestRaceAsksAgainAWayThatEndedTooSoon(t *testing.T) {
 	te.setPhone("also")
 	phone := newCauseBackend(te)
 	asked := atomic.Int32{}
-	te.phone = func(remote.Config, func(string)) dialog.Backend { asked.Add(1); return phone }
+	te.phone = func(remote.Config, PhoneReports) dialog.Backend { asked.Add(1); return phone }
 	ch := &quitsOnce{causeBackend: newCauseBackend(te)}
 	c := channelCall(te, ch.channelBackend)
 	c.Channel.Backend = ch
@@ -313,5 +313,32 @@ func TestRaceAsksAgainAWayThatEndedTooSoon(t *testing.T) {
 	}
 	if got := ch.told(t); got != "Already approved on the phone" {
 		t.Fatalf("the channel asked again was told %q", got)
+	}
+}
+
+// A call that names the phone and joins the same request already open
+// without it is warned: the phone is no part of the identity, so the call
+// waits for that request's answer, and the phone never sees it.
+func TestPhoneNotAskedOnJoiningWithout(t *testing.T) {
+	te := newTestEngine(t)
+	te.setPhone("fallback")
+	warned := make(chan string, 4)
+	te.warnf = func(err error) { warned <- err.Error() }
+	c := testCall("Ship v2?")
+	stop := te.fakeHolder(c)
+	c.Remote, c.Wait = remote.ModeAlso, time.Minute
+	done := make(chan Result, 1)
+	go func() { done <- te.ask(c) }()
+	select {
+	case w := <-warned:
+		if !strings.Contains(w, "already open without it") {
+			t.Fatalf("warned %q", w)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no warning on joining a request open without the phone")
+	}
+	stop(store.Approved)
+	if r := <-done; r.ExitCode != ExitApproved {
+		t.Fatalf("the joined request's answer: %+v", r)
 	}
 }

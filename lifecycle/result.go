@@ -102,12 +102,20 @@ func fromRecord(rec store.Record, remembered bool, now time.Time) Result {
 	case store.Failed:
 		r.Status, r.ExitCode = StatusFailed, ExitFailed
 		r.Message = fmt.Sprintf(msgFailed, rec.Reason)
+		if rec.Phone == phoneOnly {
+			// No dialog was to be shown: the reason says what could not
+			// ask ("the phone could not ask: ...").
+			r.Message = fmt.Sprintf(msgFailedPhoneOnly, rec.Reason)
+		}
 	case store.Withdrawn:
 		r.Status, r.ExitCode = StatusWithdrawn, ExitDenied
 		r.Message = msgWithdrawn
 	case store.Requested, store.Shown:
 		r.Status, r.ExitCode = StatusPending, ExitPending
 		r.Message, r.ShouldRetry, r.RetryReason = msgPending, true, msgRetryReason
+		if rec.Phone == phoneOnly {
+			r.Message, r.RetryReason = msgPendingPhone, msgRetryPhone
+		}
 		r.AnsweredAt = time.Time{}
 	default:
 		r.Status, r.ExitCode = StatusError, ExitInternal

@@ -154,3 +154,15 @@ func TestFromRecordNamesTheDay(t *testing.T) {
 		})
 	}
 }
+
+// A request asked on the phone alone speaks of the phone, never of a
+// dialog that was never to be shown: pending, and failed.
+func TestFromRecordPhoneOnly(t *testing.T) {
+	for _, status := range []store.Status{store.Requested, store.Shown, store.Failed} {
+		rec := store.Record{Identity: "id", Status: status, Phone: phoneOnly, Reason: fmt.Sprintf(msgPhoneCouldNot, "the ntfy server refused")}
+		r := fromRecord(rec, false, time.Unix(1, 0))
+		if strings.Contains(r.Message, "dialog") || strings.Contains(r.RetryReason, "dialog") || !strings.Contains(r.Message+r.RetryReason, "phone") {
+			t.Errorf("%s on the phone alone: %q (%q)", status, r.Message, r.RetryReason)
+		}
+	}
+}

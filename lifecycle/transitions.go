@@ -151,8 +151,8 @@ func (e *Engine) closeRequest(rec store.Record, status store.Status) error {
 		}
 	}
 	const patience = 5 * time.Second
-	if !platform.WaitReleased(e.paths.LockFile(rec.Identity), patience) {
-		return fmt.Errorf(msgSupersedeStuck, patience)
+	if !e.waitClosed(rec, patience) {
+		return fmt.Errorf(msgCloseStuck, patience)
 	}
 	// The holder recorded the end itself, unless it died first; then its
 	// dialog may still be on screen.
@@ -200,4 +200,24 @@ func Headless(s platform.Session) Result {
 		r.Hint = hintHeadless
 	}
 	return r
+}
+
+// waitClosed waits up to patience until rec's holder lets go of its lock,
+// or has recorded the request's end: a holder that ended its request
+// keeps the lock a while to tell the phone (up to closeWaysWithin, with
+// the server down), and the request is closed all the same.
+func (e *Engine) waitClosed(rec store.Record, patience time.Duration) bool {
+	lock := e.paths.LockFile(rec.Identity)
+	deadline := time.Now().Add(patience)
+	for {
+		if platform.WaitReleased(lock, min(100*time.Millisecond, time.Until(deadline))) {
+			return true
+		}
+		if now, found, err := e.store.Get(rec.Identity); err == nil && found && now.ContentHash == rec.ContentHash && now.Status.Final() {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+	}
 }

@@ -2,10 +2,12 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -154,8 +156,21 @@ func (w *waiter) run(ctx context.Context) Result {
 				continue
 			}
 		}
+		if next == stepWait && s.first {
+			w.joining(s.rec)
+		}
 		w.follow()
 		w.await(ctx, s)
+	}
+}
+
+// joining warns a call that names the phone (--remote also or only) as it
+// joins a request already open without it: the phone is no part of the
+// identity, so this call waits for that request, which its holder asks
+// where it was asked, and the phone never sees it.
+func (w *waiter) joining(rec store.Record) {
+	if (w.c.Remote == remote.ModeAlso || w.c.Remote == remote.ModeOnly) && rec.Phone == phoneNo && rec.ContentHash == w.content {
+		w.e.warn(errors.New(msgPhoneNotJoined))
 	}
 }
 

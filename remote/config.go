@@ -59,16 +59,27 @@ func topicName(s string) bool {
 
 // ErrInsecure is returned by Check for a server reached over plain HTTP
 // anywhere but on the machine itself: its tokens and answers would travel
-// in the clear.
-var ErrInsecure = errors.New("the ntfy server must be reached over https (http is allowed only on loopback)")
+// in the clear. The machine itself is a literal loopback address: a name,
+// localhost included, is whatever /etc/hosts or DNS make of it.
+var ErrInsecure = errors.New("the ntfy server must be reached over https (http is allowed only to a loopback address: http://127.0.0.1 or http://[::1], not a name)")
+
+// ErrUserinfo is returned by Check for a server URL with a user name or
+// password in it: the URL is written into every button, and so into the
+// phone's message and the server's cache.
+var ErrUserinfo = errors.New("the server URL must not hold a user name or password: it is written into every button the phone receives; the tokens are what ask-confirm signs in with")
 
 // Check reports what makes c unusable: a server URL that is not http(s),
-// plain http beyond loopback (ErrInsecure), a topic ntfy would refuse, one
-// topic for both directions, or a token missing.
+// or that holds a user name or password (ErrUserinfo), plain http beyond
+// a loopback address (ErrInsecure), a topic ntfy would refuse, one topic
+// for both directions, or a token missing.
 func (c Config) Check() error {
 	u, err := url.Parse(c.Server)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("server %q is not an http or https URL", c.Server)
+		// Not the URL itself: it may hold a password.
+		return errors.New("the server is not an http or https URL")
+	}
+	if u.User != nil {
+		return ErrUserinfo
 	}
 	if u.Scheme == "http" && !loopback(u.Hostname()) {
 		return ErrInsecure
@@ -90,10 +101,9 @@ func (c Config) Check() error {
 	return nil
 }
 
+// loopback reports whether host is a literal loopback address. A name is
+// not trusted, however it reads: the resolver asks /etc/hosts, then DNS.
 func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }

@@ -20,6 +20,10 @@ func TestConfigCheck(t *testing.T) {
 		{"not a URL", func(c *Config) { c.Server = "ntfy.example.org" }, "not an http or https URL"},
 		{"another scheme", func(c *Config) { c.Server = "ftp://ntfy.example.org" }, "not an http or https URL"},
 		{"a query", func(c *Config) { c.Server = "https://ntfy.example.org/?x=1" }, "not an http or https URL"},
+		{"a user and password", func(c *Config) { c.Server = "https://alice:s3cret@ntfy.example.org" }, "user name or password"},
+		{"a user alone", func(c *Config) { c.Server = "https://alice@ntfy.example.org" }, "user name or password"},
+		{"localhost by name", func(c *Config) { c.Server = "http://localhost:8080" }, "not a name"},
+		{"a name that looks local", func(c *Config) { c.Server = "http://127.0.0.1.example.org" }, "not a name"},
 		{"a topic with a slash", func(c *Config) { c.Topic = "a/b" }, "topic"},
 		{"an empty reply topic", func(c *Config) { c.ReplyTopic = "" }, "reply topic"},
 		{"a topic of 65 letters", func(c *Config) { c.Topic = strings.Repeat("a", 65) }, "topic"},
@@ -29,11 +33,15 @@ func TestConfigCheck(t *testing.T) {
 	} {
 		c := good
 		tc.change(&c)
-		if err := c.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		err := c.Check()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the error shows the password: %v", tc.name, err)
+		}
 	}
-	for _, server := range []string{"http://127.0.0.1:8080", "http://localhost", "http://[::1]:80"} {
+	for _, server := range []string{"http://127.0.0.1:8080", "http://127.0.0.2", "http://[::1]:80", "https://localhost"} {
 		c := good
 		c.Server = server
 		if err := c.Check(); err != nil {

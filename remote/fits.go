@@ -34,3 +34,8 @@ func Fits(r dialog.Request) error {
 
 // MaxActions is how many buttons ntfy shows on one message.
 const MaxActions = 3
+
+// ReplyForAnother is why a phone's reply answered nothing when it was a
+// tap for another request: all requests share one reply topic, so it is
+// no forgery, and the history counts such replies apart.
+const ReplyForAnother = "a reply for another request"

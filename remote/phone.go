@@ -61,11 +61,14 @@ type (
 	AskEnd struct {
 		Closed string `json:"closed,omitempty"`
 	}
-	// AskEvent is a reply that answered nothing (Ignored), or the outcome
-	// (Done: the Answer, or the Error), or that the follow-ups are sent
-	// (Finished).
+	// AskEvent says that the request reached the server (Sent), or is a
+	// reply that answered nothing (Ignored), or the outcome (Done: the
+	// Answer, or the Error), or a follow-up that could not be sent (Lost),
+	// or that the follow-ups are sent (Finished).
 	AskEvent struct {
+		Sent     bool           `json:"sent,omitempty"`
 		Ignored  string         `json:"ignored,omitempty"`
+		Lost     string         `json:"lost,omitempty"`
 		Done     bool           `json:"done,omitempty"`
 		Answer   *dialog.Answer `json:"answer,omitempty"`
 		Error    string         `json:"error,omitempty"`
@@ -92,6 +95,13 @@ type Backend struct {
 	// Ignored is told about each reply that answered nothing, and why,
 	// until Ask returns. Nil ignores them silently. It must not block.
 	Ignored func(reason string)
+	// Lost is told about each follow-up that could not be sent, until
+	// Finish returns. Nil ignores them. It must not block.
+	Lost func(reason string)
+	// Sent is told once the server took the request, so that the phone
+	// will show it, while Ask has not returned. Nil ignores it. It must
+	// not block.
+	Sent func()
 	// Program is the path of the program to run; empty finds Program
 	// (platform.Program).
 	Program string
@@ -183,6 +193,10 @@ func (b *Backend) read(pr *phoneRun, stdout io.Reader, outcome chan<- AskEvent) 
 		switch {
 		case ev.Ignored != "" && !done && !pr.returned.Load() && b.Ignored != nil:
 			b.Ignored(ev.Ignored)
+		case ev.Lost != "" && b.Lost != nil:
+			b.Lost(ev.Lost)
+		case ev.Sent && !done && !pr.returned.Load() && b.Sent != nil:
+			b.Sent()
 		case ev.Done && !done:
 			done = true
 			outcome <- ev

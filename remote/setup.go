@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -112,6 +113,9 @@ type Finding struct {
 	What   string `json:"what"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail,omitempty"`
+	// Mend is what would make a failed check hold: the ntfy access line,
+	// or what to look at where the network or the server failed.
+	Mend string `json:"mend,omitempty"`
 }
 
 // SubscribeLink is what the phone's ntfy app opens to subscribe to the
@@ -134,4 +138,15 @@ func SubscribeLink(c Config) string {
 // when the process starts.
 func DefaultPath() string {
 	return filepath.Join(xdg.ConfigHome, "ask-confirm", "remote.json")
+}
+
+// PrivateFile reports a regular file that holds a token and whose mode
+// lets others read it. A pipe (--token-file <(pass show ntfy)) is read
+// once and gone, and is not judged; nor are Windows' file modes, which say
+// nothing of who may read.
+func PrivateFile(fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("others may read it (mode %04o), and it holds a token", fi.Mode().Perm())
+	}
+	return nil
 }

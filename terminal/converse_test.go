@@ -387,6 +387,15 @@ func TestConverseDeadline(t *testing.T) {
 	if _, err := converse(ctx, f, confirmRequest(), 0); !errors.Is(err, context.Canceled) || !strings.HasSuffix(f.out.String(), "(closed without an answer)\r\n") {
 		t.Fatalf("closed: %v, %q", err, f.out.String())
 	}
+
+	// Answered on the phone: the prompt says so, not that it closed
+	// without an answer.
+	f = &fakeTTY{}
+	ctx, end := context.WithCancelCause(context.Background())
+	end(&dialog.Closed{What: "Approved on the phone"})
+	if _, err := converse(ctx, f, confirmRequest(), 0); !errors.Is(err, context.Canceled) || !strings.HasSuffix(f.out.String(), "(approved on the phone)\r\n") {
+		t.Fatalf("answered on the phone: %v, %q", err, f.out.String())
+	}
 }
 
 // A terminal that fails mid-prompt fails the asking: it is an error, not

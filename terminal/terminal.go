@@ -252,9 +252,15 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	buf := make([]byte, 256)
 	for {
 		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
+			var closed *dialog.Closed
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
 				end(endTimedOut)
-			} else {
+			case errors.As(context.Cause(ctx), &closed) && closed.What != "":
+				// Answered another way (the phone), or closed for a
+				// reason the person should read, not "without an answer".
+				end(" (" + inert(lowerFirst(closed.What), false) + ")")
+			default:
 				end(endClosed)
 			}
 			return dialog.Answer{}, err
@@ -342,4 +348,12 @@ func cancelEnding(k key) string {
 		return endEsc
 	}
 	return endCancelled
+}
+
+// lowerFirst lowers s's first letter, for a sentence set in parentheses.
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]+'a'-'A') + s[1:]
 }

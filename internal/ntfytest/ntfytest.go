@@ -171,6 +171,13 @@ func (s *Server) Start() {
 	}
 }
 
+// Access runs ntfy access USER TOPIC PERMISSION on the running server's
+// accounts: a test takes away, or gives, access as an operator would.
+func (s *Server) Access(user, topic, permission string) {
+	s.t.Helper()
+	s.ntfy("access", user, topic, permission)
+}
+
 // Stop kills the server.
 func (s *Server) Stop() {
 	s.cmd.Process.Kill()
@@ -200,6 +207,7 @@ type Message struct {
 	Title    string   `json:"title"`
 	Message  string   `json:"message"`
 	Priority int      `json:"priority"`
+	Tags     []string `json:"tags"`
 	Actions  []Action `json:"actions"`
 	// Received is when the phone received it.
 	Received time.Time `json:"-"`
@@ -228,6 +236,19 @@ type Phone struct {
 // the test ends; it resubscribes after a dropped connection.
 func NewPhone(t TB, s *Server) *Phone {
 	t.Helper()
+	return newPhone(t, s, "")
+}
+
+// NewPhoneFromStart is NewPhone for a phone that also receives what the
+// request topic got before it subscribed, as the ntfy apps do for a
+// notification sent while they were offline.
+func NewPhoneFromStart(t TB, s *Server) *Phone {
+	t.Helper()
+	return newPhone(t, s, "all")
+}
+
+func newPhone(t TB, s *Server, since string) *Phone {
+	t.Helper()
 	p := &Phone{t: t, more: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	opened := make(chan struct{})
@@ -236,7 +257,6 @@ func NewPhone(t TB, s *Server) *Phone {
 	go func() {
 		defer close(done)
 		var once sync.Once
-		since := ""
 		for ctx.Err() == nil {
 			since = p.read(ctx, s, since, func() { once.Do(func() { close(opened) }) })
 			select {

@@ -1,6 +1,7 @@
 package ntfy
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -33,12 +34,22 @@ type Backend struct {
 	// Now is the clock of the times the follow-ups give; nil is time.Now.
 	Now func() time.Time
 	// Ignored is told about each reply that answered nothing, and why: no
-	// capability, a malformed one, one that is not this request's. Nil
-	// ignores them silently. It must not block.
+	// capability, a malformed one, one that is not this request's, one
+	// too large to read; a reply for another request is told as
+	// remote.ReplyForAnother. Nil ignores them silently. It must not
+	// block.
 	Ignored func(reason string)
+	// Lost is told about a follow-up that could not be sent, after Ask
+	// returned and until Finish returns. Nil ignores it.
+	Lost func(reason string)
+	// Sent is told once the server took the request. Nil ignores it.
+	Sent func()
 	// Retry is how long to wait before reconnecting a dropped
 	// subscription; zero is one second.
 	Retry time.Duration
+	// OpenWithin is how long Ask waits for the subscription to open, its
+	// tries included; zero is openWithin.
+	OpenWithin time.Duration
 
 	// followUps are the follow-ups still on their way (Finish).
 	followUps sync.WaitGroup
@@ -46,11 +57,35 @@ type Backend struct {
 
 // replyPrefix starts every button's body: what ask-confirm's replies look
 // like, so that a stray message on the reply topic is told apart from a
-// forged one.
-const replyPrefix = "ask-confirm/1 "
+// forged one. After it come fields, each NAME=VALUE, separated by
+// spaces: req, the request's id, and cap, the button's capability. A
+// reader takes the fields it knows and passes over the others, so a later
+// version can add one (a MAC over the reply, say) that this one's
+// readers ignore. oldReplyPrefix started the replies of the version
+// before, which carried the capability alone.
+const (
+	replyPrefix    = "ask-confirm/2 "
+	oldReplyPrefix = "ask-confirm/1 "
+)
 
-// capabilityBytes is the size of a button's capability: 128 random bits.
-const capabilityBytes = 16
+// capabilityBytes is the size of a button's capability: 128 random bits;
+// requestIDBytes the size of a request's id, which says whose a reply is
+// and is no secret: 64 random bits.
+const (
+	capabilityBytes = 16
+	requestIDBytes  = 8
+)
+
+// How long Ask waits for the subscription to open before it gives up:
+// a server that restarts is back within a second or two, and one that
+// cannot be reached within this fails the request while its caller still
+// waits.
+const openWithin = 5 * time.Second
+
+// followUpWithin bounds the sending of a follow-up, its tries included:
+// within the time the holder gives its ways to close (10 s), so that one
+// that could not be sent is still reported.
+const followUpWithin = 8 * time.Second
 
 // button is one answer on the phone and the capability that proves a tap
 // on it.
@@ -82,25 +117,33 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	if err != nil {
 		return dialog.Answer{}, err
 	}
+	id, err := newRequestID()
+	if err != nil {
+		return dialog.Answer{}, err
+	}
 	cl := client{c: b.Config, http: b.HTTP}
 	if cl.http == nil {
 		cl.http = &http.Client{CheckRedirect: noRedirect}
 	}
 	asked := b.now()
-	sub := b.subscribe(ctx, cl, buttons)
+	sub := b.subscribe(ctx, cl, id, buttons)
 	// Ask returns only once the subscription has ended: nothing is
 	// reported to Ignored after it.
 	defer sub.stop()
 
+	opening := time.NewTimer(cmp.Or(b.OpenWithin, openWithin))
+	defer opening.Stop()
 	select {
 	case <-sub.opened:
 	case rp := <-sub.replies:
 		return dialog.Answer{}, rp.err
+	case <-opening.C:
+		return dialog.Answer{}, fmt.Errorf("the ntfy server could not be reached within %s: %w", cmp.Or(b.OpenWithin, openWithin), sub.lastError())
 	case <-ctx.Done():
 		return dialog.Answer{}, ctx.Err()
 	}
 	closes, _ := ctx.Deadline()
-	if _, err := cl.publish(ctx, b.request(r, closes, buttons)); err != nil {
+	if _, err := cl.publish(ctx, b.request(r, closes, id, buttons)); err != nil {
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
 			// have reached the phone.
@@ -108,6 +151,9 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 			return dialog.Answer{}, ctx.Err()
 		}
 		return dialog.Answer{}, err
+	}
+	if b.Sent != nil {
+		b.Sent()
 	}
 
 	select {
@@ -153,6 +199,18 @@ type subscription struct {
 	// opened is closed once the first connection is open.
 	opened chan struct{}
 	stop   func()
+
+	mu      sync.Mutex
+	lastErr error // why the first connection is not open yet
+}
+
+func (s *subscription) lastError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastErr == nil {
+		return errors.New("it did not answer")
+	}
+	return s.lastErr
 }
 
 // subscribe opens the reply topic and keeps it open until a capability
@@ -160,8 +218,8 @@ type subscription struct {
 // that drops is opened again after Retry, from the last reply read or,
 // before any, from the server's time when the first opened, whatever this
 // machine's clock says. A server that cannot be reached at the start is
-// reported at once rather than at the request's end.
-func (b *Backend) subscribe(ctx context.Context, cl client, buttons []*button) *subscription {
+// tried again after Retry too, until Ask gives up on it (openWithin).
+func (b *Backend) subscribe(ctx context.Context, cl client, id string, buttons []*button) *subscription {
 	s := &subscription{replies: make(chan reply, 1), opened: make(chan struct{})}
 	sctx, cancel := context.WithCancel(ctx)
 	ended := make(chan struct{})
@@ -176,11 +234,13 @@ func (b *Backend) subscribe(ctx context.Context, cl client, buttons []*button) *
 		since := ""
 		for {
 			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, openedOnce, func(m message) bool {
-				if bt := b.match(buttons, m.Message); bt != nil {
+				if bt := b.match(id, buttons, m.Message); bt != nil {
 					s.replies <- reply{b: bt}
 					return false
 				}
 				return true
+			}, func(size int) {
+				b.ignored(fmt.Sprintf("a reply too large to read (%d bytes), passed over", size))
 			})
 			if last != "" {
 				since = last
@@ -197,10 +257,11 @@ func (b *Backend) subscribe(ctx context.Context, cl client, buttons []*button) *
 			select {
 			case <-s.opened:
 			default:
-				s.replies <- reply{err: err}
-				return
+				s.mu.Lock()
+				s.lastErr = err
+				s.mu.Unlock()
 			}
-			if since == "" {
+			if since == "" && openedAt != 0 {
 				since = strconv.FormatInt(openedAt, 10)
 			}
 			select {
@@ -237,21 +298,61 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 	}()
 }
 
-// match returns the button whose capability body is, or nil (and tells
-// Ignored why) for anything else.
-func (b *Backend) match(buttons []*button, body string) *button {
-	capHex, ok := strings.CutPrefix(strings.TrimSpace(body), replyPrefix)
+// Why a reply answered nothing, as Ignored is told.
+const (
+	ignoredNoCapability = "a reply without an ask-confirm capability"
+	ignoredOldFormat    = "a reply without a request's id (from an ask-confirm before this one, or forged)"
+	ignoredMalformed    = "a reply with a malformed capability"
+	ignoredForged       = "a reply for this request whose capability is not one of its buttons' (forged)"
+)
+
+// match returns the button of request id whose capability body carries,
+// or nil (and tells Ignored why) for anything else. A reply for another
+// request, which shares the reply topic, is that request's: it is told as
+// remote.ReplyForAnother, not as a forgery.
+func (b *Backend) match(id string, buttons []*button, body string) *button {
+	body = strings.TrimSpace(body)
+	fields, ok := strings.CutPrefix(body, replyPrefix)
 	if !ok {
-		b.ignored("a reply without an ask-confirm capability")
+		if strings.HasPrefix(body, oldReplyPrefix) {
+			b.ignored(ignoredOldFormat)
+		} else {
+			b.ignored(ignoredNoCapability)
+		}
+		return nil
+	}
+	var req, capHex string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(fields, " ") {
+		name, value, _ := strings.Cut(f, "=")
+		if seen[name] {
+			// A field given twice is no reply this version writes.
+			b.ignored(ignoredMalformed)
+			return nil
+		}
+		seen[name] = true
+		switch name {
+		case "req":
+			req = value
+		case "cap":
+			capHex = value
+		}
+	}
+	if req != id {
+		if req == "" {
+			b.ignored(ignoredMalformed)
+		} else {
+			b.ignored(remote.ReplyForAnother)
+		}
 		return nil
 	}
 	var got [capabilityBytes]byte
 	if len(capHex) != hex.EncodedLen(capabilityBytes) {
-		b.ignored("a reply with a malformed capability")
+		b.ignored(ignoredMalformed)
 		return nil
 	}
 	if _, err := hex.Decode(got[:], []byte(capHex)); err != nil {
-		b.ignored("a reply with a malformed capability")
+		b.ignored(ignoredMalformed)
 		return nil
 	}
 	var found *button
@@ -263,9 +364,24 @@ func (b *Backend) match(buttons []*button, body string) *button {
 		}
 	}
 	if found == nil {
-		b.ignored("a reply whose capability is not this request's (forged, or from an earlier request)")
+		b.ignored(ignoredForged)
 	}
 	return found
+}
+
+// replyBody is what the button bt of request id sends.
+func replyBody(id string, bt *button) string {
+	return replyPrefix + "req=" + id + " cap=" + hex.EncodeToString(bt.cap[:])
+}
+
+// newRequestID makes a request's id: random, so that no two requests,
+// not even two of the same question, share one.
+func newRequestID() (string, error) {
+	var id [requestIDBytes]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", fmt.Errorf("making the request's id: %w", err)
+	}
+	return hex.EncodeToString(id[:]), nil
 }
 
 func (b *Backend) ignored(reason string) {
@@ -321,7 +437,7 @@ func newButtons(r dialog.Request) ([]*button, error) {
 
 // request is the message that asks r on the phone: its text shown
 // literally (no Markdown), with who asks and when it closes.
-func (b *Backend) request(r dialog.Request, closes time.Time, buttons []*button) message {
+func (b *Backend) request(r dialog.Request, closes time.Time, id string, buttons []*button) message {
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
@@ -349,7 +465,7 @@ func (b *Backend) request(r dialog.Request, closes time.Time, buttons []*button)
 			URL:     b.Config.TopicURL(b.Config.ReplyTopic),
 			Method:  http.MethodPost,
 			Headers: map[string]string{"Authorization": "Bearer " + b.Config.AnswerToken},
-			Body:    replyPrefix + hex.EncodeToString(bt.cap[:]),
+			Body:    replyBody(id, bt),
 			Clear:   true,
 		})
 	}
@@ -357,15 +473,36 @@ func (b *Backend) request(r dialog.Request, closes time.Time, buttons []*button)
 }
 
 // followUp tells the phone what became of r, so that nobody taps again in
-// doubt. It is best effort: the answer stands whether or not it arrives.
+// doubt, with a tag that shows how at a glance. It is best effort: the
+// answer stands whether or not it arrives; one that cannot be sent is told
+// to Lost.
 func (b *Backend) followUp(cl client, r dialog.Request, text string) {
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
-	_, _ = cl.publish(ctx, message{Topic: b.Config.Topic, Title: title, Message: text, Priority: 3, Tags: []string{"white_check_mark"}})
+	if _, err := cl.publish(ctx, message{Topic: b.Config.Topic, Title: title, Message: text, Priority: 3, Tags: []string{followUpTag(text)}}); err != nil && b.Lost != nil {
+		b.Lost(fmt.Sprintf("the follow-up %q could not be sent within %s: %v", text, followUpWithin, err))
+	}
+}
+
+// followUpTag is the ntfy tag (an emoji's name) of a follow-up's text, as
+// tellWhenClosed and the engine word it: a check mark for an answer, a
+// cross for a deny, an hourglass for an expiry, a no-entry sign for any
+// other end.
+func followUpTag(text string) string {
+	lower := strings.ToLower(strings.TrimPrefix(text, "Already "))
+	switch {
+	case strings.HasPrefix(lower, "approved"), strings.HasPrefix(lower, "chose"), strings.HasPrefix(lower, "answered"):
+		return "white_check_mark"
+	case strings.HasPrefix(lower, "denied"):
+		return "x"
+	case strings.Contains(lower, "expired"):
+		return "hourglass"
+	}
+	return "no_entry_sign"
 }
 
 // tappedText is the follow-up for a tap on bt, before its time.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/remote"
 )
 
@@ -60,55 +61,125 @@ type client struct {
 	http *http.Client
 }
 
-// publish sends m and returns the ID the server gave it. A publish the
-// server refused for a moment is tried again for up to ten seconds: ntfy
-// now and then answers one of a burst with 403, and a server that has just
-// restarted refuses every request for a moment. A publish whose answer
-// was lost may have arrived: the phone may show it twice, with the same
-// buttons.
+// How long a publish may take: publishWithin in all, its tries included,
+// and tryWithin for one try. ntfy answers a publish within milliseconds;
+// a server that holds one longer is stalling, and the request must fail
+// while its caller still waits rather than expire (exit 5) unannounced.
+const (
+	publishWithin = 10 * time.Second
+	tryWithin     = 5 * time.Second
+)
+
+// ErrPublishRefused is returned when the server refuses to publish: a
+// wrong token (401), or one without write access to the topic (403).
+var ErrPublishRefused = errors.New("the ntfy server refused to publish the message")
+
+// publish sends m and returns the ID the server gave it. A try the
+// server could not take (a connection refused, a 5xx, a 429) is tried
+// again after a pause, within publishWithin: a server that has just
+// restarted refuses every request for a moment. A 403 is tried once more
+// (ntfy now and then answers one of a burst with 403), a 401 never, and a
+// try the server held past tryWithin is not tried again. A publish whose
+// answer was lost may have arrived: the phone may show it twice, with the
+// same buttons.
 func (cl client) publish(ctx context.Context, m message) (string, error) {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return "", err
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	wait := 100 * time.Millisecond
+	deadline := time.Now().Add(publishWithin)
+	pause := 250 * time.Millisecond
+	refused := 0
 	for {
-		id, retry, err := cl.publishOnce(ctx, b)
-		if err == nil || !retry || time.Now().After(deadline) || ctx.Err() != nil {
+		id, again, err := cl.publishOnce(ctx, m.Topic, b)
+		if err == nil || !again || ctx.Err() != nil {
 			return id, err
+		}
+		if errors.Is(err, ErrPublishRefused) {
+			if refused++; refused > 1 {
+				return "", err
+			}
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return "", err
 		}
 		select {
 		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(wait):
+			// What went wrong says more than that the time ran out.
+			return "", err
+		case <-time.After(pause):
 		}
-		wait = min(2*wait, time.Second)
+		pause = min(2*pause, 2*time.Second)
 	}
 }
 
-func (cl client) publishOnce(ctx context.Context, body []byte) (id string, retry bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.c.TopicURL(""), bytes.NewReader(body))
+// publishOnce makes one try of publish; again says whether another try
+// may go better.
+func (cl client) publishOnce(ctx context.Context, topic string, body []byte) (id string, again bool, err error) {
+	tctx, cancel := context.WithTimeout(ctx, tryWithin)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tctx, http.MethodPost, cl.c.TopicURL(""), bytes.NewReader(body))
 	if err != nil {
 		return "", false, err
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := cl.http.Do(req)
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return "", false, ctx.Err()
+	case err != nil && tctx.Err() != nil:
+		return "", false, fmt.Errorf("the ntfy server did not answer a publish within %s", tryWithin)
+	case err != nil:
 		return "", true, fmt.Errorf("publishing to the ntfy server: %w", err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return "", resp.StatusCode >= 500 || resp.StatusCode == http.StatusForbidden,
-			fmt.Errorf("the ntfy server refused the message: %s: %s", resp.Status, bytes.TrimSpace(msg))
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return "", resp.StatusCode == http.StatusForbidden, fmt.Errorf("%w to %s: %s; %s", ErrPublishRefused, topic, serverSaid(resp), mendPublish(resp.StatusCode, topic))
+	case resp.StatusCode != http.StatusOK:
+		return "", resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests,
+			fmt.Errorf("the ntfy server refused the message: %s", serverSaid(resp))
 	}
 	var m message
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&m); err != nil {
+		if tctx.Err() != nil && ctx.Err() == nil {
+			return "", false, fmt.Errorf("the ntfy server did not answer a publish within %s", tryWithin)
+		}
 		return "", false, fmt.Errorf("reading the ntfy server's answer: %w", err)
 	}
 	return m.ID, false, nil
+}
+
+// mendPublish says what would let the asking token publish to topic,
+// refused with status.
+func mendPublish(status int, topic string) string {
+	if status == http.StatusUnauthorized {
+		return "the asking token is not one the server knows: make one with ntfy token add ASKING-USER, and run ask-confirm remote setup again"
+	}
+	return "the asking token may not publish there: on the server, ntfy access ASKING-USER " + topic + " wo"
+}
+
+// serverSaid is what a refusing server said: its status and the reason in
+// its body (ntfy's JSON error, or the first 512 bytes of any other), shown
+// inert, as the caller's text is (dialog.Literal): it comes from the
+// server, and reaches stderr and the history.
+func serverSaid(resp *http.Response) string {
+	said := resp.Status
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	var e struct {
+		Code  int    `json:"code"`
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		said += ": " + e.Error
+		if e.Code != 0 {
+			said += fmt.Sprintf(" (ntfy's code %d)", e.Code)
+		}
+	} else if t := bytes.TrimSpace(body); len(t) > 0 {
+		said += ": " + string(t)
+	}
+	return dialog.Literal(said, false)
 }
 
 // ErrRefused is returned when the server refuses a subscription: a wrong
@@ -124,14 +195,22 @@ const idleLimit = 2 * time.Minute
 // errIdle is returned by subscribe for a connection that fell silent.
 var errIdle = errors.New("the ntfy server fell silent; reconnecting")
 
+// maxLine is the longest line of a subscription this client reads: a
+// message body is at most 4096 bytes, and its JSON, escaped, with the
+// other fields, stays well under this.
+const maxLine = 64 << 10
+
 // subscribe reads the messages of topic as they come, from since on (a
 // message ID, a Unix time, or "" for only new ones), and calls got for
 // each. It calls opened, once per connection, with the server's time when
 // the subscription is open. It returns when ctx ends, when got returns
 // false, or when the connection drops or falls silent for idleLimit (with
-// the ID of the last message read, for since). A line longer than ntfy
-// sends ends it with an error rather than growing.
-func (cl client) subscribe(ctx context.Context, topic, since string, opened func(serverTime int64), got func(message) bool) (last string, err error) {
+// the ID of the last message read, for since). A line longer than maxLine
+// (a message with a huge title, which ntfy accepts from whoever may write
+// the topic) is skipped, unread, and reported to tooLong: it must not end
+// the connection, or the reconnection from the last message read would
+// meet it again, and no reply after it would ever be read.
+func (cl client) subscribe(ctx context.Context, topic, since string, opened func(serverTime int64), got func(message) bool, tooLong func(size int)) (last string, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(idleLimit, func() { cancel(errIdle) })
@@ -141,38 +220,98 @@ func (cl client) subscribe(ctx context.Context, topic, since string, opened func
 		return "", err
 	}
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	// A message body is at most 4096 bytes; its JSON, escaped, with the
-	// other fields, stays well under this.
-	sc.Buffer(make([]byte, 0, 16<<10), 64<<10)
-	for sc.Scan() {
-		idle.Reset(idleLimit)
+	lines := bufio.NewReaderSize(resp.Body, 16<<10)
+	for {
+		line, head, size, rerr := readLine(lines, maxLine)
+		if size > 0 {
+			idle.Reset(idleLimit)
+		}
+		if head != nil {
+			// Its ID, which ntfy writes first, is in its head: a
+			// reconnection resumes after it.
+			if id := idOf(head); id != "" {
+				last = id
+			}
+			if tooLong != nil {
+				tooLong(size)
+			}
+		}
 		var m message
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+		if line != nil && json.Unmarshal(line, &m) == nil {
+			switch m.Event {
+			case "open":
+				if opened != nil {
+					opened(m.Time)
+					opened = nil
+				}
+			case "message":
+				last = m.ID
+				if !got(m) {
+					return last, nil
+				}
+			}
+		}
+		if rerr == nil {
 			continue
 		}
-		switch m.Event {
-		case "open":
-			if opened != nil {
-				opened(m.Time)
-				opened = nil
-			}
-		case "message":
-			last = m.ID
-			if !got(m) {
-				return last, nil
-			}
+		switch {
+		case ctx.Err() != nil:
+			return last, ctx.Err()
+		case context.Cause(actx) == errIdle:
+			return last, errIdle
+		case rerr != io.EOF:
+			return last, fmt.Errorf("reading from the ntfy server: %w", rerr)
+		}
+		return last, io.ErrUnexpectedEOF
+	}
+}
+
+// readLine reads one line of r, without its line end. A line longer than
+// max is read to its end and dropped: line is nil, head is its first 256
+// bytes, and size says how long it was. size is 0 only when nothing was
+// read.
+func readLine(r *bufio.Reader, max int) (line, head []byte, size int, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += len(chunk)
+		switch {
+		case size <= max:
+			line = append(line, chunk...)
+		case head == nil && line != nil:
+			head, line = line[:min(len(line), 256)], nil
+		case head == nil:
+			head = append([]byte(nil), chunk[:min(len(chunk), 256)]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if size > max {
+			return nil, head, size, err
+		}
+		if line == nil && size > 0 {
+			line = []byte{}
+		}
+		return bytes.TrimRight(line, "\r\n"), nil, size, err
+	}
+}
+
+// idOf is the ID at the head of a message's JSON line, as ntfy writes it
+// first ({"id":"…",…}), or "".
+func idOf(head []byte) string {
+	rest, ok := bytes.CutPrefix(head, []byte(`{"id":"`))
+	if !ok {
+		return ""
+	}
+	id, _, ok := bytes.Cut(rest, []byte(`"`))
+	if !ok || len(id) == 0 || len(id) > 64 {
+		return ""
+	}
+	for _, c := range id {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return ""
 		}
 	}
-	switch {
-	case ctx.Err() != nil:
-		return last, ctx.Err()
-	case context.Cause(actx) == errIdle:
-		return last, errIdle
-	case sc.Err() != nil:
-		return last, fmt.Errorf("reading from the ntfy server: %w", sc.Err())
-	}
-	return last, io.ErrUnexpectedEOF
+	return string(id)
 }
 
 // open opens the subscription to topic's messages from since on, in ctx,
@@ -196,11 +335,11 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		resp.Body.Close()
-		return nil, fmt.Errorf("%w: %s", ErrRefused, resp.Status)
+		defer resp.Body.Close()
+		return nil, fmt.Errorf("%w: %s", ErrRefused, serverSaid(resp))
 	case resp.StatusCode != http.StatusOK:
-		resp.Body.Close()
-		return nil, fmt.Errorf("subscribing to the ntfy server: %s", resp.Status)
+		defer resp.Body.Close()
+		return nil, fmt.Errorf("subscribing to the ntfy server: %s", serverSaid(resp))
 	}
 	return resp, nil
 }

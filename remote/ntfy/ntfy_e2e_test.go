@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,14 +173,15 @@ func TestPhoneIgnoresHostileReplies(t *testing.T) {
 	b := &Backend{Config: configOf(s), Ignored: func(reason string) { ignored.Add(1); reasons.Store(reason, true) }}
 	a := ask(context.Background(), b, r)
 	m := phone.Await(3)
+	id := requestIDOf(t, m)
 	phone.Tap(old, "Approve") // a replay from the earlier request
 	s.Post("approve")
-	s.Post(replyPrefix + "zz")
-	s.Post(replyPrefix + strings.Repeat("00", capabilityBytes))
-	s.Post(replyPrefix + strings.Repeat("ab", 4*capabilityBytes))
+	s.Post(replyPrefix + "req=" + id + " cap=zz")
+	s.Post(oldReplyPrefix + strings.Repeat("00", capabilityBytes))
+	s.Post(replyPrefix + "req=" + id + " cap=" + strings.Repeat("ab", 4*capabilityBytes))
 	const flood = 1000
 	for i := range flood {
-		s.Post(fmt.Sprintf("%s%032x", replyPrefix, i+1))
+		s.Post(fmt.Sprintf("%sreq=%s cap=%032x", replyPrefix, id, i+1))
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for ignored.Load() < flood+5 && time.Now().Before(deadline) {
@@ -192,7 +195,7 @@ func TestPhoneIgnoresHostileReplies(t *testing.T) {
 	if n := ignored.Load(); n != flood+5 {
 		t.Fatalf("%d replies reported as ignored, want %d", n, flood+5)
 	}
-	for _, want := range []string{"a reply without an ask-confirm capability", "a reply with a malformed capability", "a reply whose capability is not this request's (forged, or from an earlier request)"} {
+	for _, want := range []string{ignoredNoCapability, ignoredMalformed, ignoredOldFormat, ignoredForged, remote.ReplyForAnother} {
 		if _, ok := reasons.Load(want); !ok {
 			t.Errorf("no reply was ignored as %q", want)
 		}
@@ -318,7 +321,7 @@ func TestPhoneServerDownAtStart(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	ans, err := (&Backend{Config: configOf(s)}).Ask(ctx, confirmRequest("Anyone?"))
-	if err == nil || ans.Approved || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || ans.Approved || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "could not be reached within") {
 		t.Fatalf("Ask with the server down: %+v %v", ans, err)
 	}
 	// A wait for the request's end would take the whole minute.
@@ -336,5 +339,182 @@ func TestPhoneSubscriptionRefused(t *testing.T) {
 	ans, err := (&Backend{Config: c}).Ask(context.Background(), confirmRequest("Anyone?"))
 	if !errors.Is(err, ErrRefused) || ans.Approved {
 		t.Fatalf("Ask with a token that cannot read the replies: %+v %v", ans, err)
+	}
+}
+
+// requestIDOf is the request's id its first button carries.
+func requestIDOf(t *testing.T, m ntfytest.Message) string {
+	t.Helper()
+	for _, f := range strings.Fields(m.Actions[0].Body) {
+		if id, ok := strings.CutPrefix(f, "req="); ok {
+			return id
+		}
+	}
+	t.Fatalf("no request id in %q", m.Actions[0].Body)
+	return ""
+}
+
+// A publish the server refuses (the asking account lost its access to
+// the request topic) fails at once, not after ten seconds of tries and
+// not at the request's end, with the server's reason and the access line
+// that would mend it.
+func TestPhonePublishRefused(t *testing.T) {
+	s := ntfytest.New(t, []string{"asker", "requests", "deny"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	ans, err := (&Backend{Config: configOf(s)}).Ask(ctx, confirmRequest("Anyone?"))
+	if !errors.Is(err, ErrPublishRefused) || ans.Approved {
+		t.Fatalf("Ask with a refused publish: %+v %v", ans, err)
+	}
+	for _, want := range []string{"403 Forbidden", "forbidden", "ntfy access ASKING-USER requests wo"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	// One more try after a refusal; ten seconds of tries before.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the refusal took %s", d)
+	}
+}
+
+// A server that accepts the subscription but never answers the publish
+// fails the request within tryWithin, while its caller still waits:
+// never an expiry at the request's end.
+func TestPhonePublishStalls(t *testing.T) {
+	stall := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprintf(w, `{"id":"open1","time":%d,"event":"open","topic":"replies"}`+"\n", time.Now().Unix())
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-stall:
+		case <-r.Context().Done():
+		}
+	}))
+	// The handlers end first: Close waits for them.
+	defer func() { close(stall); srv.Close() }()
+	c := remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker", AnswerToken: "tk_answer"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	_, err := (&Backend{Config: c}).Ask(ctx, confirmRequest("Anyone?"))
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "did not answer a publish within") {
+		t.Fatalf("Ask against a stalling server: %v (context: %v)", err, ctx.Err())
+	}
+	if d := time.Since(start); d > tryWithin+5*time.Second {
+		t.Errorf("the stall took %s to fail", d)
+	}
+}
+
+// What a refusing server says reaches stderr and the history: its
+// control characters are shown as escapes, never sent to the terminal.
+func TestPhoneServerTextIsInert(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			// The subscription opens, and stays open until Ask returns.
+			fmt.Fprintf(w, `{"id":"open1","time":%d,"event":"open","topic":"replies"}`+"\n", time.Now().Unix())
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, "\x1b]0;owned\x07\rask-confirm: approved\x1b[2K")
+	}))
+	defer srv.Close()
+	c := remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker", AnswerToken: "tk_answer"}
+	_, err := (&Backend{Config: c}).Ask(context.Background(), confirmRequest("Anyone?"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07\r") || !strings.Contains(err.Error(), `\x1b]0;owned`) {
+		t.Fatalf("the server's text reads %q", err)
+	}
+}
+
+// A reply too large to read (a 70 KB title, which ntfy takes from
+// whoever may write the reply topic) is passed over and reported; the
+// genuine tap after it still answers, and the subscription does not stall
+// on it.
+func TestPhoneOversizedReply(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	var mu sync.Mutex
+	var reasons []string
+	b := &Backend{Config: configOf(s), Ignored: func(r string) { mu.Lock(); reasons = append(reasons, r); mu.Unlock() }}
+	a := ask(context.Background(), b, confirmRequest("Ship it?"))
+	m := phone.Await(1)
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/"+s.ReplyTopic, strings.NewReader("hello"))
+	req.Header.Set("Authorization", "Bearer "+s.AnswerToken)
+	req.Header.Set("X-Title", strings.Repeat("t", 70<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the server refused the large reply: %s", resp.Status)
+	}
+	phone.Tap(m, "Approve")
+	ans, err := a.wait(t)
+	if err != nil || !ans.Approved {
+		t.Fatalf("after a large reply, the genuine tap gave %+v %v", ans, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "too large to read") {
+		t.Errorf("ignored replies reported: %q", reasons)
+	}
+}
+
+// A server that restarts as the request starts (down for a second) is
+// waited for, not a failure (TestPhoneServerDownAtStart: one that stays
+// down fails). The wait is long here, so that a server slow to start on a
+// loaded machine is waited for too.
+func TestPhoneServerBackSoon(t *testing.T) {
+	s := ntfytest.New(t)
+	s.Stop()
+	a := ask(context.Background(), &Backend{Config: configOf(s), Retry: 200 * time.Millisecond, OpenWithin: time.Minute}, confirmRequest("Back soon?"))
+	time.Sleep(time.Second)
+	s.Start()
+	m := ntfytest.NewPhoneFromStart(t, s).Await(1)
+	ntfytest.NewPhone(t, s).Tap(m, "Approve")
+	if ans, err := a.wait(t); err != nil || !ans.Approved {
+		t.Fatalf("with the server back within a second: %+v %v", ans, err)
+	}
+}
+
+// Each follow-up carries a tag that says how the request ended; one that
+// cannot be sent (the server down) is reported to Lost.
+func TestPhoneFollowUpTagsAndLoss(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	for i, tc := range []struct{ closed, tag string }{
+		{"Denied in the dialog", "x"},
+		{"This request expired", "hourglass"},
+		{"This request was cancelled", "no_entry_sign"},
+		{"Already approved in the dialog", "white_check_mark"},
+	} {
+		ctx, end := context.WithCancelCause(context.Background())
+		a := ask(ctx, &Backend{Config: configOf(s)}, confirmRequest("Tagged "+tc.tag+"?"))
+		phone.Await(2*i + 1)
+		end(&dialog.Closed{What: tc.closed})
+		a.wait(t)
+		if f := phone.Await(2*i + 2); !strings.HasPrefix(f.Message, tc.closed) || len(f.Tags) != 1 || f.Tags[0] != tc.tag {
+			t.Errorf("the follow-up %q has the tags %q, want %q", f.Message, f.Tags, tc.tag)
+		}
+	}
+
+	var lost atomic.Value
+	b := &Backend{Config: configOf(s), Lost: func(r string) { lost.Store(r) }}
+	ctx, end := context.WithCancelCause(context.Background())
+	a := ask(ctx, b, confirmRequest("Lost?"))
+	phone.Await(9)
+	s.Stop()
+	end(&dialog.Closed{What: "Denied in the dialog"})
+	a.wait(t)
+	if r, _ := lost.Load().(string); !strings.Contains(r, "Denied in the dialog") || !strings.Contains(r, "could not be sent") {
+		t.Errorf("the lost follow-up was reported as %q", r)
 	}
 }

@@ -73,7 +73,10 @@ func serveAsk(in io.Reader, out io.Writer) int {
 		}
 		end(context.Canceled)
 	}()
-	b := &Backend{Config: start.Config, Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) }}
+	b := &Backend{Config: start.Config,
+		Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) },
+		Lost:    func(reason string) { emit(remote.AskEvent{Lost: reason}) },
+		Sent:    func() { emit(remote.AskEvent{Sent: true}) }}
 	ans, err := b.Ask(ctx, start.Request)
 	done := remote.AskEvent{Done: true}
 	if err != nil {

@@ -2,12 +2,17 @@ package ntfy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/remote"
 )
 
@@ -19,14 +24,15 @@ import (
 // reply topic, and that neither anonymous nor the answer token can publish
 // a request:
 // the request topic then gets one line saying the setup was checked, and
-// the reply topic lines no request answers to.
+// the reply topic lines no request answers to. Each failed check says
+// what would mend it (remote.Finding.Mend).
 func verify(ctx context.Context, c remote.Config, hc *http.Client, writes bool) []remote.Finding {
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect}
 	}
 	v := &verifier{ctx: ctx, hc: hc, c: c}
 	status, err := do(ctx, hc, http.MethodGet, strings.TrimSuffix(c.Server, "/")+"/v1/health", "", "")
-	v.expect("the server answers", true, status, err)
+	v.expect("the server answers", true, status, err, "")
 	if err != nil || status != http.StatusOK {
 		return v.out
 	}
@@ -56,8 +62,9 @@ func (v *verifier) write(topic, token, body string) (int, error) {
 // expect notes what, which must succeed (want) or be refused. A check that
 // must succeed passes on success alone; one that must be refused passes
 // only on ntfy's refusal (401 or 403), not on a network error or a proxy's
-// 5xx, which would show nothing of the rule.
-func (v *verifier) expect(what string, want bool, status int, err error) {
+// 5xx, which would show nothing of the rule. rule is the access line that
+// makes the check hold, for a check the server's access rules failed.
+func (v *verifier) expect(what string, want bool, status int, err error, rule string) {
 	ok := err == nil && status == http.StatusOK
 	if !want {
 		ok = err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden)
@@ -65,8 +72,34 @@ func (v *verifier) expect(what string, want bool, status int, err error) {
 	f := remote.Finding{What: what, OK: ok}
 	if !ok {
 		f.Detail = detailOf(status, err)
+		f.Mend = mendFor(want, status, err, rule)
 	}
 	v.out = append(v.out, f)
+}
+
+// mendFor says what would mend a failed check: the fault of the network
+// or the server where there is one, and otherwise rule.
+func mendFor(want bool, status int, err error, rule string) string {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return "the server's name does not resolve here: check --server"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens at --server: start the ntfy server, or check the URL's host and port"
+	case err != nil && os.IsTimeout(err):
+		return "the server did not answer in time: check --server, the network, and the server's log"
+	case err != nil:
+		return "check --server, and that the ntfy server runs and is reached over https"
+	case status == http.StatusUnauthorized && want:
+		return "the server does not know this token: make one with ntfy token add USER, and give setup the file that holds it"
+	case status == http.StatusNotFound:
+		return "no ntfy server answers at this URL: check --server, with the path the server is served under"
+	case status == http.StatusTooManyRequests:
+		return "the server limits this machine's requests: wait a minute and run remote setup again"
+	case status >= 500:
+		return "the server failed: see its log"
+	}
+	return rule
 }
 
 // checkWrites checks who may publish where: the request topic gets one
@@ -75,40 +108,45 @@ func (v *verifier) expect(what string, want bool, status int, err error) {
 func (v *verifier) checkWrites() {
 	c := v.c
 	s, err := v.write(c.Topic, c.Token, "ask-confirm remote setup checked that it can reach this topic.")
-	v.expect("the asking token publishes to "+c.Topic, true, s, err)
+	v.expect("the asking token publishes to "+c.Topic, true, s, err, "ntfy access ASKER "+c.Topic+" wo")
 	s, err = v.write(c.ReplyTopic, c.AnswerToken, "ask-confirm remote setup: a check, no answer")
-	v.expect("the answer token writes "+c.ReplyTopic, true, s, err)
+	v.expect("the answer token writes "+c.ReplyTopic, true, s, err, "ntfy access ANSWERER "+c.ReplyTopic+" wo")
 	s, err = v.write(c.ReplyTopic, "", "ask-confirm remote setup: a check, no answer")
-	v.expect("anonymous cannot write "+c.ReplyTopic, false, s, err)
+	v.expect("anonymous cannot write "+c.ReplyTopic, false, s, err, anonymousRule(c.ReplyTopic))
 	s, err = v.write(c.Topic, c.AnswerToken, "ask-confirm remote setup: this should have been refused")
-	v.expect("the answer token cannot publish to "+c.Topic, false, s, err)
+	v.expect("the answer token cannot publish to "+c.Topic, false, s, err, "ntfy access --reset ANSWERER "+c.Topic)
 	s, err = v.write(c.Topic, "", "ask-confirm remote setup: this should have been refused")
-	v.expect("anonymous cannot publish to "+c.Topic, false, s, err)
+	v.expect("anonymous cannot publish to "+c.Topic, false, s, err, anonymousRule(c.Topic))
 }
 
 // checkReads checks who may read what.
 func (v *verifier) checkReads() {
 	c := v.c
 	s, err := v.read(c.ReplyTopic, c.Token)
-	v.expect("the asking token reads "+c.ReplyTopic, true, s, err)
+	v.expect("the asking token reads "+c.ReplyTopic, true, s, err, "ntfy access ASKER "+c.ReplyTopic+" ro")
 	// The asking token is kept on the machine that asks, where whatever
 	// runs as its user can read it: were it to read the requests, it could
 	// read their buttons and answer in the person's place.
 	s, err = v.read(c.Topic, c.Token)
-	v.expect("the asking token cannot read "+c.Topic, false, s, err)
+	v.expect("the asking token cannot read "+c.Topic, false, s, err, "ntfy access ASKER "+c.Topic+" wo")
 	s, err = v.read(c.Topic, c.AnswerToken)
-	v.expect("the answer token cannot read "+c.Topic, false, s, err)
+	v.expect("the answer token cannot read "+c.Topic, false, s, err, "ntfy access --reset ANSWERER "+c.Topic)
 	s, err = v.read(c.ReplyTopic, c.AnswerToken)
-	v.expect("the answer token cannot read "+c.ReplyTopic, false, s, err)
+	v.expect("the answer token cannot read "+c.ReplyTopic, false, s, err, "ntfy access ANSWERER "+c.ReplyTopic+" wo")
 	s, err = v.read(c.Topic, "")
-	v.expect("anonymous cannot read "+c.Topic, false, s, err)
+	v.expect("anonymous cannot read "+c.Topic, false, s, err, anonymousRule(c.Topic))
 	s, err = v.read(c.ReplyTopic, "")
-	v.expect("anonymous cannot read "+c.ReplyTopic, false, s, err)
+	v.expect("anonymous cannot read "+c.ReplyTopic, false, s, err, anonymousRule(c.ReplyTopic))
+}
+
+// anonymousRule takes anonymous access to topic away.
+func anonymousRule(topic string) string {
+	return "ntfy access --reset everyone " + topic + ", with auth-default-access: deny-all in the server's server.yml"
 }
 
 func detailOf(status int, err error) string {
 	if err != nil {
-		return err.Error()
+		return dialog.Literal(err.Error(), false)
 	}
 	return http.StatusText(status) + " (" + fmt.Sprint(status) + ")"
 }
