@@ -450,25 +450,8 @@ func TestAttachedChannelStartedLateIsWaitedFor(t *testing.T) {
 	c := channelCall(te, b)
 	c.Channel.Name, c.Channel.Attached = "terminal", true
 	c.Wait, c.Timeout = 0, time.Second
-	prepared := te.prepare(c)
-	id := prepared.Request.Identity()
-
 	// Another invocation's prompt, open, holding the identity's lock.
-	if err := store.EnsureDir(te.paths.Locks); err != nil {
-		t.Fatal(err)
-	}
-	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
-	if err != nil || !ok {
-		t.Fatalf("taking the lock: %v %v", ok, err)
-	}
-	now := te.now()
-	if _, err := te.store.Update(id, func(r *store.Record, _ bool) (bool, error) {
-		*r = store.Record{ContentHash: prepared.Request.ContentHash(), Status: store.Shown, Attempt: 1,
-			RequestedAt: now, ShownAt: now, Deadline: now.Add(time.Hour), Channel: "terminal"}
-		return true, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	lock := te.promptElsewhere(t, c)
 
 	done := make(chan Result, 1)
 	go func() { done <- te.ask(c) }()
@@ -569,24 +552,7 @@ func TestAttachedChannelJoinerIsToldWhereItIsOpen(t *testing.T) {
 	c.Wait, c.Timeout = 0, time.Hour
 	watch := &watchRecorder{}
 	c.Watch = watch
-	prepared := te.prepare(c)
-	id := prepared.Request.Identity()
-
-	if err := store.EnsureDir(te.paths.Locks); err != nil {
-		t.Fatal(err)
-	}
-	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
-	if err != nil || !ok {
-		t.Fatalf("taking the lock: %v %v", ok, err)
-	}
-	now := te.now()
-	if _, err := te.store.Update(id, func(r *store.Record, _ bool) (bool, error) {
-		*r = store.Record{ContentHash: prepared.Request.ContentHash(), Status: store.Shown, Attempt: 1,
-			RequestedAt: now, ShownAt: now, Deadline: now.Add(time.Hour), Channel: "terminal"}
-		return true, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	lock := te.promptElsewhere(t, c)
 	done := make(chan Result, 1)
 	go func() { done <- te.ask(c) }()
 	deadline := time.Now().Add(time.Minute)
@@ -628,4 +594,29 @@ func TestFindTooShortAPrefix(t *testing.T) {
 	if _, err := te.Find("zz"); err == nil || strings.Contains(err.Error(), "too short") {
 		t.Errorf("Find(zz) = %v; want no match, it is no identity's start", err)
 	}
+}
+
+// promptElsewhere plays another invocation's prompt of c on a terminal,
+// open: its record is shown on the terminal channel, and it holds the
+// identity's lock until the caller releases it.
+func (te *testEngine) promptElsewhere(t *testing.T, c Call) platform.Lock {
+	t.Helper()
+	prepared := te.prepare(c)
+	id := prepared.Request.Identity()
+	if err := store.EnsureDir(te.paths.Locks); err != nil {
+		t.Fatal(err)
+	}
+	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
+	if err != nil || !ok {
+		t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	now := te.now()
+	if _, err := te.store.Update(id, func(r *store.Record, _ bool) (bool, error) {
+		*r = store.Record{ContentHash: prepared.Request.ContentHash(), Status: store.Shown, Attempt: 1,
+			RequestedAt: now, ShownAt: now, Deadline: now.Add(time.Hour), Channel: "terminal"}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return lock
 }

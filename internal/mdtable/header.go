@@ -1,21 +1,14 @@
 package mdtable
 
-import (
-	"os"
-	"strings"
-)
+import "strings"
 
 // Header returns the header cells, trimmed, of the first table under the
 // heading in the Markdown file at path (as Rows finds it), or none when
 // the heading or its table is missing.
 func Header(path, heading string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	section, err := sectionOf(path, heading)
+	if err != nil || section == "" {
 		return nil, err
-	}
-	_, section, found := strings.Cut(string(b), "\n"+heading+"\n")
-	if !found {
-		return nil, nil
 	}
 	for _, line := range strings.Split(section, "\n") {
 		switch {

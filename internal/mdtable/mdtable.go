@@ -14,13 +14,9 @@ import (
 // returns an error when the file cannot be read, and no rows when the
 // heading or its table is missing.
 func Rows(path, heading string) ([][]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	section, err := sectionOf(path, heading)
+	if err != nil || section == "" {
 		return nil, err
-	}
-	_, section, found := strings.Cut(string(b), "\n"+heading+"\n")
-	if !found {
-		return nil, nil
 	}
 	var rows [][]string
 	inTable := false
@@ -59,4 +55,15 @@ func Names(rows [][]string) []string {
 		names = append(names, Code(row[0]))
 	}
 	return names
+}
+
+// sectionOf returns what follows the heading line in the Markdown file at
+// path, or "" when the heading is missing.
+func sectionOf(path, heading string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	_, section, _ := strings.Cut(string(b), "\n"+heading+"\n")
+	return section, nil
 }
