@@ -124,7 +124,10 @@ func (a *app) exit(path string, args []string, err error) int {
 		}
 		a.out.error(err.Error())
 		var ue *lifecycle.UsageError
+		var pe *lifecycle.PathError
 		switch {
+		case errors.As(err, &pe):
+			a.out.hint(pe.Hint())
 		case errors.Is(err, lifecycle.ErrUnknownKey):
 			a.out.hint(hintList)
 		case errors.As(err, &ue) && strings.HasSuffix(path, " help"):

@@ -156,8 +156,10 @@ CLAUDECODE and ASK_CONFIRM_NO_TERMINAL in the environment; then
   history   $XDG_STATE_HOME/ask-confirm/history.jsonl, rotated at 4 MiB
   phone     $XDG_CONFIG_HOME/ask-confirm/remote.json (ask-confirm remote setup)
 
-Directories are 0700 and files 0600; a directory that is a symbolic link or
-another user's is refused (exit 8). A corrupt answers file is set aside and
+Directories are 0700 and files 0600. Every run checks ask-confirm's own
+directories and files first: one that is a symbolic link, the wrong kind of
+file or another user's is refused with exit 8, before any dialog is shown,
+and the message names it. A corrupt answers file is set aside and
 rebuilt; it never approves. On Windows the directories are under
 %LOCALAPPDATA%. ask-confirm doctor shows the paths in use.
 `

@@ -26,6 +26,8 @@ const (
 
 	msgStoreUnusable   = "the answer store is unusable: %v"
 	hintStoreUnusable  = "check the permissions and free space of %s, or set XDG_CACHE_HOME and XDG_STATE_HOME to a writable place"
+	msgUnsafePath      = "%s %s; ask-confirm keeps its answers, locks and history only where no one else can redirect them"
+	hintUnsafePath     = "move %s out of the way (ask-confirm makes a new one of your own), or set XDG_CACHE_HOME and XDG_STATE_HOME to a place of your own"
 	msgHolderStart     = "could not start the dialog holder: %v"
 	msgSupersedeStuck  = "the older request under this --key did not close within %s"
 	msgHolderDiedLimit = "the dialog holder died %d times without recording an answer"

@@ -45,6 +45,9 @@ func (e *Engine) Find(key string) (Stored, error) {
 
 // find is Find, for the engine's own use.
 func (e *Engine) find(key string) (store.Record, error) {
+	if err := e.checkPaths(); err != nil {
+		return store.Record{}, err
+	}
 	recs, err := e.store.List()
 	if err != nil {
 		return store.Record{}, err
@@ -96,6 +99,9 @@ func keyedVia(key, channel string) string {
 
 // All returns every stored request.
 func (e *Engine) All() ([]Stored, error) {
+	if err := e.checkPaths(); err != nil {
+		return nil, err
+	}
 	recs, err := e.store.List()
 	out := make([]Stored, len(recs))
 	for i, r := range recs {
@@ -225,6 +231,9 @@ func (e *Engine) entryOf(r store.Record) Entry {
 
 // Entries describes every stored request, oldest first.
 func (e *Engine) Entries() ([]Entry, error) {
+	if err := e.checkPaths(); err != nil {
+		return nil, err
+	}
 	recs, err := e.store.List()
 	if err != nil {
 		return nil, err
@@ -280,6 +289,9 @@ func (e *Engine) cancel(rec store.Record) (Result, CancelOutcome) {
 // alone: dropping one would let its next caller start a second dialog
 // beside the first.
 func (e *Engine) Forget(ids []string) (int, error) {
+	if err := e.checkPaths(); err != nil {
+		return 0, err
+	}
 	drop := map[string]bool{}
 	for _, id := range ids {
 		drop[id] = true
@@ -292,6 +304,9 @@ func (e *Engine) Forget(ids []string) (int, error) {
 // dialogs), and lock files of identities with no open request; then it
 // compacts the store when more than half of it is free.
 func (e *Engine) GC() (records, locks int, compacted bool, err error) {
+	if err := e.checkPaths(); err != nil {
+		return 0, 0, false, err
+	}
 	now := e.now()
 	records, err = e.store.Delete(func(r store.Record) bool {
 		if r.Status.Final() {
@@ -362,6 +377,9 @@ func (e *Engine) removeUnusedLocks() (int, error) {
 // request key names (its identity, --key or an identity prefix; "": every
 // request), oldest first, and how many unreadable lines were skipped.
 func (e *Engine) Events(since time.Duration, key string) (events []store.Event, bad int, err error) {
+	if err := e.checkPaths(); err != nil {
+		return nil, 0, err
+	}
 	all, bad, err := store.ReadEvents(e.paths.History)
 	if err != nil {
 		return nil, 0, err

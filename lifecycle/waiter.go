@@ -20,6 +20,9 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
+	if err := e.checkPaths(); err != nil {
+		return e.StoreError(c.Request.Identity(), err), nil
+	}
 	if r, ok := e.rememberedByDialog(ctx, c); ok {
 		return r, nil
 	}
