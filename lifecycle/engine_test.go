@@ -367,3 +367,35 @@ func TestCallerWatchFindsThemGoneAndStops(t *testing.T) {
 		t.Fatal("the watch still ticks after it stopped")
 	}
 }
+
+// A display with no dialog program is a dialog that cannot be shown (exit
+// 6, with the session's hint to install one), not a machine where nobody
+// can be asked (exit 4, run where a display is): and --if-headless, which
+// decides for a machine without a display, does not answer it.
+func TestDisplayWithoutDialogProgramFails(t *testing.T) {
+	for _, ifHeadless := range []string{IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove} {
+		te := newTestEngine(t)
+		te.detect = func() platform.Session {
+			return platform.Session{Kind: platform.KindX11, Display: "DISPLAY=:0",
+				Reason: "no dialog program found on PATH", Hint: "install zenity and run again"}
+		}
+		c := testCall("Ship v2?")
+		c.IfHeadless = ifHeadless
+		r := te.ask(c)
+		if r.ExitCode != ExitFailed || r.Status != StatusFailed || r.Headless {
+			t.Errorf("--if-headless %s: %+v, want failed with exit 6", ifHeadless, r)
+		}
+		if r.Hint != "install zenity and run again" || !strings.Contains(r.Message, "no dialog program") {
+			t.Errorf("--if-headless %s: message %q, hint %q, want the session's reason and hint", ifHeadless, r.Message, r.Hint)
+		}
+		if te.startCount() != 0 {
+			t.Errorf("--if-headless %s: %d holders started", ifHeadless, te.startCount())
+		}
+		if got := strings.Join(te.events(c.Request.Identity()), " "); got != "failed" {
+			t.Errorf("--if-headless %s: history %q, want failed", ifHeadless, got)
+		}
+	}
+	if r := Headless(platform.Session{Kind: platform.KindX11, Reason: "no dialog program found on PATH"}); r.ExitCode != ExitFailed {
+		t.Errorf("doctor's outcome for a display without a dialog program: %+v, want exit 6", r)
+	}
+}
