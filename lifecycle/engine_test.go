@@ -399,3 +399,73 @@ func TestDisplayWithoutDialogProgramFails(t *testing.T) {
 		t.Errorf("doctor's outcome for a display without a dialog program: %+v, want exit 6", r)
 	}
 }
+
+// A caller whose request a newer one under the same key replaced reports
+// its own request, superseded: its own requested_at, that it was shown,
+// and when it ended, even when the store holds only the newer request by
+// the time the caller looks. Before, it reported the newer request's
+// requested_at, "rendered": false and no answered_at (3 runs in 5).
+func TestSupersededCallerReportsItsOwnRequest(t *testing.T) {
+	te := newTestEngine(t)
+	older := testCall("one")
+	older.Request.Key, older.Wait = "sup3", 20*time.Second
+	newer := testCall("two")
+	newer.Request.Key = "sup3"
+	id := older.Request.Identity()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A live holder shows the older request.
+	must(store.EnsureDir(te.paths.Locks))
+	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
+	if err != nil || !ok {
+		t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	shownAt := te.now()
+	_, err = te.store.Update(id, func(rec *store.Record, _ bool) (bool, error) {
+		*rec = store.Record{ContentHash: older.Request.ContentHash(), Title: older.Request.Title, Status: store.Shown, Attempt: 1,
+			RequestedAt: shownAt, ShownAt: shownAt, Deadline: shownAt.Add(older.Timeout), Remember: older.Remember, Version: rec.Version}
+		return true, nil
+	})
+	must(err)
+	joined := make(chan struct{})
+	older.Joined = func() { close(joined) }
+	done := make(chan Result, 1)
+	go func() {
+		r, err := te.Ask(context.Background(), older)
+		if err != nil {
+			t.Errorf("Ask: %v", err)
+		}
+		done <- r
+	}()
+	<-joined
+	// 2.5 s later the newer request closes the older one, and is written
+	// over it before the older caller looks again.
+	te.advance(2500 * time.Millisecond)
+	endedAt := te.now()
+	_, wrote, err := te.finish(id, older.Request.ContentHash(), 0, store.Superseded, "")
+	must(err)
+	if !wrote {
+		t.Fatal("the older request was not ended")
+	}
+	te.advance(10 * time.Millisecond)
+	newerAt := te.now()
+	_, err = te.store.Update(id, func(rec *store.Record, _ bool) (bool, error) {
+		*rec = store.Record{ContentHash: newer.Request.ContentHash(), Title: newer.Request.Title, Status: store.Requested, Attempt: 1,
+			RequestedAt: newerAt, Deadline: newerAt.Add(newer.Timeout), Remember: newer.Remember, Version: rec.Version}
+		return true, nil
+	})
+	must(err)
+	lock.Release()
+	r := <-done
+	if r.ExitCode != ExitSuperseded || r.Status != StatusSuperseded {
+		t.Fatalf("older caller: %+v, want superseded", r)
+	}
+	if !r.RequestedAt.Equal(shownAt) || !r.Rendered || r.AnsweredAt.IsZero() || r.AnsweredAt.Before(endedAt) || r.AnsweredAt.After(newerAt) {
+		t.Errorf("older caller: requested_at %v, rendered %v, answered_at %v; want its own request: asked at %v, shown, ended between %v and %v",
+			r.RequestedAt, r.Rendered, r.AnsweredAt, shownAt, endedAt, newerAt)
+	}
+}
