@@ -18,8 +18,12 @@ func newStatusCommand(a *app) *cobra.Command {
 characters, as ask-confirm list shows it) or the --key it was asked with.
 The exit code is the one running the request again would give now: 0 only
 for an approval that is still remembered, or that no caller has collected
-yet within its --collect-within; 3 while the dialog is open or when asking
-again would show a new dialog. Looking does not collect the answer.`,
+yet within its --collect-within; 3 while the dialog is open (pending) or
+when asking again would show a new dialog (stale: past its --remember, or
+a failure or a withdrawal, which are never reused). It judges by the
+--remember and --collect-within the request was asked with, and says
+which: a run with a longer --remember may still return an older answer.
+Looking does not collect the answer.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			rec, err := a.engine.Find(args[0])

@@ -167,13 +167,13 @@ rebuilt; it never approves. On Windows the directories are under
 
 // jsonFields says what each field of --json's object holds.
 var jsonFields = map[string]string{
-	"status":         "approved, denied, cancelled, pending, expired, headless, failed, superseded, withdrawn or error",
+	"status":         "approved, denied, cancelled, pending, stale (status only), expired, headless, failed, superseded, withdrawn or error",
 	"exit_code":      "the exit code (ask-confirm help exit-codes)",
 	"key":            "the request's identity, for status, cancel and forget",
 	"remembered":     "true when the answer was given before this run",
 	"rendered":       "true when a dialog or prompt was shown",
 	"attempt":        "which showing of the dialog this is (after a failed one)",
-	"should_retry":   "true while the dialog is open: run the same command again",
+	"should_retry":   "true while the dialog is open (pending), or when status finds the last answer no longer given (stale): run the same command again",
 	"retry_reason":   "why to run it again",
 	"requested_at":   "when the request was made (RFC 3339)",
 	"answered_at":    "when it ended",

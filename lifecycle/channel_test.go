@@ -364,7 +364,7 @@ func TestStatusOfWithdrawnRequest(t *testing.T) {
 	c := testCall("rm -rf build?")
 	rec := te.seedAnswer(c, store.Withdrawn, time.Second)
 	r := te.statusOf(rec)
-	if r.Status != StatusPending || !r.ShouldRetry || !strings.Contains(r.Message, "withdrawn") || strings.Contains(r.Message, "--remember") {
+	if r.Status != StatusStale || r.ExitCode != ExitPending || !r.ShouldRetry || !strings.Contains(r.Message, "withdrawn") || strings.Contains(r.Message, "--remember") {
 		t.Fatalf("status of a withdrawn request: %+v", r)
 	}
 }

@@ -36,8 +36,12 @@ const (
 	msgHolderSignal    = "the dialog holder was stopped by a signal"
 	msgCollectFailed   = "recording that the answer was collected: %w"
 
-	msgStale      = "no fresh answer: the last one (%s) is older than its --remember; asking again shows a new dialog"
-	msgStaleRetry = "the remembered answer is too old"
+	msgStale         = "no fresh answer: the last one (%s at %s) is older than the --remember it was asked with (%s); asking again shows a new dialog"
+	msgStaleRetry    = "the remembered answer is too old"
+	msgStaleFailed   = "the dialog could not be shown (%s); a failure is never reused, so asking again shows the dialog again"
+	msgFailedRetry   = "the last try could not show the dialog"
+	msgNoAnswerRetry = "the request was withdrawn without an answer"
+	msgStatusKept    = "%s (remembered answer from %s, kept for the --remember it was asked with: %s)"
 
 	msgWithdrawnNoAnswer = "no answer: the request was withdrawn when its caller stopped waiting and asked another way; asking again shows a new dialog"
 

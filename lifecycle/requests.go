@@ -136,22 +136,37 @@ func keeping(rec store.Record) reuse {
 }
 
 // StatusOf returns what asking s's request again would report now, by
-// the reuse rules it was asked with. It collects nothing.
+// the reuse rules it was asked with (its --remember and --collect-within:
+// a run with other values may return what this says it would not, or the
+// other way round). It collects nothing. An ended request whose outcome
+// a run would not return (decide would ask again) is StatusStale, exit 3.
 func (e *Engine) StatusOf(s Stored) Result { return e.statusOf(s.rec) }
 
 func (e *Engine) statusOf(rec store.Record) Result {
-	if rec.Status.Final() && !keeping(rec).returns(rec, e.now()) {
-		msg := fmt.Sprintf(msgStale, rec.Status)
-		if rec.Status == store.Withdrawn {
-			msg = msgWithdrawnNoAnswer
+	if !rec.Status.Final() {
+		return fromRecord(rec, false)
+	}
+	first := sighting{rec: rec, found: true, first: true}
+	if next, _ := decide(first, rec.ContentHash, e.now(), keeping(rec), 1); next != stepReturn {
+		msg := fmt.Sprintf(msgStale, rec.Status, rec.EndedAt.Local().Format(time.TimeOnly), dialog.ShortDuration(rec.Remember))
+		why := msgStaleRetry
+		switch rec.Status {
+		case store.Withdrawn:
+			msg, why = msgWithdrawnNoAnswer, msgNoAnswerRetry
+		case store.Failed:
+			msg, why = fmt.Sprintf(msgStaleFailed, rec.Reason), msgFailedRetry
 		}
 		return Result{
-			Status: StatusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
-			RequestedAt: rec.RequestedAt, ShouldRetry: true,
-			Message: msg, RetryReason: msgStaleRetry,
+			Status: StatusStale, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
+			Rendered: !rec.ShownAt.IsZero(), RequestedAt: rec.RequestedAt, AnsweredAt: rec.EndedAt,
+			ShouldRetry: true, Message: msg, RetryReason: why,
 		}
 	}
-	return fromRecord(rec, rec.Status.Final())
+	r := fromRecord(rec, true)
+	if r.ExitCode != ExitInternal {
+		r.Message = fmt.Sprintf(msgStatusKept, fromRecord(rec, false).Message, rec.EndedAt.Local().Format(time.TimeOnly), dialog.ShortDuration(rec.Remember))
+	}
+	return r
 }
 
 // Entry is one stored request as list and status show it.

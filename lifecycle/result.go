@@ -52,8 +52,8 @@ type Result struct {
 }
 
 // The status words of a Result: one vocabulary with the store's. A request
-// that ended reports its record's status (store.Status); pending, headless
-// and error are outcomes no record ends with.
+// that ended reports its record's status (store.Status); pending, stale,
+// headless and error are outcomes no record ends with.
 const (
 	StatusApproved   = string(store.Approved)
 	StatusDenied     = string(store.Denied)
@@ -63,8 +63,13 @@ const (
 	StatusSuperseded = string(store.Superseded)
 	StatusWithdrawn  = string(store.Withdrawn)
 	StatusPending    = "pending"
-	StatusHeadless   = "headless"
-	StatusError      = "error"
+	// StatusStale is what status says of a request that ended and whose
+	// outcome a run of it would not return now (past its --remember, or
+	// a failure or withdrawal, which are never returned): running it
+	// again shows a new dialog, so it exits ExitPending.
+	StatusStale    = "stale"
+	StatusHeadless = "headless"
+	StatusError    = "error"
 )
 
 // fromRecord turns the record of this invocation's own request into a

@@ -294,7 +294,7 @@ func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 	if rec.Kind != dialog.Confirm {
 		text = askText(r, rec.Kind)
 	}
-	if r.Status == lifecycle.StatusPending && rec.Final {
+	if r.Status == lifecycle.StatusStale {
 		text = fmt.Sprintf(mcpStale, rec.Status)
 	}
 	res, out, err := s.answer(r, text)
