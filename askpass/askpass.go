@@ -179,6 +179,6 @@ func (p program) show(ctx context.Context, prompt string) int {
 
 // fail reports err on one line of stderr and returns code.
 func (p program) fail(code lifecycle.ExitCode, err error) int {
-	fmt.Fprintf(p.stderr, msgError+"\n", err)
+	fmt.Fprintf(p.stderr, msgError+"\n", lifecycle.OneLine(err.Error()))
 	return int(code)
 }

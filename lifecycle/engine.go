@@ -248,7 +248,7 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 		Title:       rec.Title,
 		MessageHash: rec.MessageHash,
 		Outcome:     outcome,
-		Reason:      reason,
+		Reason:      OneLine(reason),
 		Attempt:     rec.Attempt,
 		PID:         os.Getpid(),
 		Dir:         dir,

@@ -469,3 +469,50 @@ func TestSupersededCallerReportsItsOwnRequest(t *testing.T) {
 			r.RequestedAt, r.Rendered, r.AnsweredAt, shownAt, endedAt, newerAt)
 	}
 }
+
+// A dialog program's error carries its stderr, newline and all: the
+// reason it fails with is one line in the record, the result's message
+// (and so the JSON and stderr), status's message, list's entry and the
+// history. Before, the newline split the history's row and put status's
+// "(remembered answer …)" on a line of its own.
+func TestFailureReasonIsOneLine(t *testing.T) {
+	te := newTestEngine(t)
+	c := testCall("Ship v2?")
+	id, content := c.Request.Identity(), c.Request.ContentHash()
+	stderr := "exit status 1: \n(zenity:42): Gtk-WARNING **: cannot open display: :9\n\x1b[0m\n"
+	te.start = func([]string) error {
+		_, _, err := te.finish(id, content, 0, store.Failed, stderr)
+		return err
+	}
+	c.Retries = 0
+	r := te.ask(c)
+	want := "exit status 1: (zenity:42): Gtk-WARNING **: cannot open display: :9"
+	rec := te.record(id)
+	status := te.statusOf(rec)
+	entry := te.entryOf(rec)
+	events, _, err := te.Events(0, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"result": r.Message, "record": rec.Reason, "status": status.Message, "list": entry.Reason}
+	for _, ev := range events {
+		if ev.Reason != "" {
+			texts["history "+ev.Event] = ev.Reason
+		}
+	}
+	history, err := os.ReadFile(te.paths.History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(history), "\n"); n != len(events) {
+		t.Errorf("the history has %d lines for %d events", n, len(events))
+	}
+	for where, text := range texts {
+		if strings.ContainsAny(text, "\n\r\x1b") || !strings.Contains(text, want) {
+			t.Errorf("%s: %q, want one line holding %q", where, text, want)
+		}
+	}
+	if r.ExitCode != ExitFailed {
+		t.Errorf("result %+v, want failed", r)
+	}
+}

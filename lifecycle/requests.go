@@ -154,7 +154,7 @@ func (e *Engine) statusOf(rec store.Record) Result {
 		case store.Withdrawn:
 			msg, why = msgWithdrawnNoAnswer, msgNoAnswerRetry
 		case store.Failed:
-			msg, why = fmt.Sprintf(msgStaleFailed, rec.Reason), msgFailedRetry
+			msg, why = fmt.Sprintf(msgStaleFailed, OneLine(rec.Reason)), msgFailedRetry
 		}
 		return Result{
 			Status: StatusStale, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
@@ -213,7 +213,7 @@ func (e *Engine) entryOf(r store.Record) Entry {
 		Title:       r.Title,
 		Status:      string(r.Status),
 		Attempt:     r.Attempt,
-		Reason:      r.Reason,
+		Reason:      OneLine(r.Reason),
 		RequestedAt: r.RequestedAt,
 		ShownAt:     r.ShownAt,
 		EndedAt:     r.EndedAt,
@@ -408,6 +408,9 @@ func (e *Engine) Events(since time.Duration, key string) (events []store.Event, 
 		if key != "" && !matches(key, keyID, ev.Identity) && ev.Identity != keyedVia(key, ev.Channel) {
 			continue
 		}
+		// Written before reasons were kept to one line, a dialog
+		// program's stderr would split the history's row.
+		ev.Reason = OneLine(ev.Reason)
 		events = append(events, ev)
 	}
 	return events, bad, nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 
@@ -105,7 +106,7 @@ func fromRecord(rec store.Record, remembered bool) Result {
 		r.Message = msgSuperseded
 	case store.Failed:
 		r.Status, r.ExitCode = StatusFailed, ExitFailed
-		r.Message = fmt.Sprintf(msgFailed, rec.Reason)
+		r.Message = fmt.Sprintf(msgFailed, OneLine(rec.Reason))
 	case store.Withdrawn:
 		r.Status, r.ExitCode = StatusWithdrawn, ExitDenied
 		r.Message = msgWithdrawn
@@ -117,7 +118,7 @@ func fromRecord(rec store.Record, remembered bool) Result {
 		r.Status, r.ExitCode = StatusError, ExitInternal
 		r.Message = fmt.Sprintf(msgUnknownStatus, rec.Status)
 	}
-	r.Warning = rec.Note
+	r.Warning = OneLine(rec.Note)
 	if rec.AnsweredBy == wayPhone && (r.ExitCode == ExitApproved || r.ExitCode == ExitDenied) {
 		r.AnsweredBy = rec.AnsweredBy
 		r.Message = fmt.Sprintf(msgAnsweredBy, r.Message)
@@ -159,13 +160,33 @@ func answered(r *Result, rec store.Record) {
 	}
 }
 
+// OneLine is s as one line of a message, a history event or a list: a
+// dialog program's error carries its stderr, which ends in a newline and
+// may hold several lines (GTK's warnings). Every run of white space
+// becomes one space, other control characters are dropped, and none is
+// kept at either end.
+func OneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) && strings.TrimSpace(s) == s && !strings.Contains(s, "  ") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.Map(func(c rune) rune {
+		switch {
+		case unicode.IsSpace(c):
+			return ' '
+		case unicode.IsControl(c):
+			return -1
+		}
+		return c
+	}, s)), " ")
+}
+
 // ErrorResult is the result of a request that could not be made: err's
 // text as the message and code, never ExitApproved, as the exit code.
 func ErrorResult(key string, code ExitCode, err error) Result {
 	if code == ExitApproved {
 		code = ExitInternal
 	}
-	return Result{Status: StatusError, ExitCode: code, Key: key, Message: err.Error()}
+	return Result{Status: StatusError, ExitCode: code, Key: key, Message: OneLine(err.Error())}
 }
 
 // pending is the result of a request that is being asked, or about to be,

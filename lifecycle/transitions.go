@@ -89,7 +89,7 @@ func (e *Engine) end(id, content string, holderPID int, end ending) (store.Recor
 		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
 			return false, nil
 		}
-		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
+		rec.Status, rec.Reason, rec.EndedAt = status, OneLine(reason), e.now()
 		rec.Uncollected = status.Answer() && !received
 		if status == store.Approved {
 			rec.Answers, rec.Typed, rec.ApprovedFor = end.answer.Values, end.answer.Typed, end.answer.For
