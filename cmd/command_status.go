@@ -15,7 +15,9 @@ func newStatusCommand(a *app) *cobra.Command {
 		Use:   "status KEY",
 		Short: "Show one request; exits with the code collecting it would give",
 		Long: `Show one request. KEY is the identity (or a unique prefix of at least 4
-characters, as ask-confirm list shows it) or the --key it was asked with.
+characters, as ask-confirm list shows it) or the --key it was asked with (list
+shows it too); a KEY that is both one request's --key and the start of another's
+identity names neither (exit 2).
 The exit code is the one running the request again would give now: 0 only
 for an approval that is still remembered, or that no caller has collected
 yet within its --collect-within; 3 while the dialog is open (pending) or

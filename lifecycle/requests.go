@@ -1,10 +1,13 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,13 +70,13 @@ func (e *Engine) find(key string) (store.Record, error) {
 	if len(keyed) > 1 {
 		ways := make([]string, len(keyed))
 		for i, r := range keyed {
-			ways[i] = r.Channel
-			if ways[i] == "" {
-				ways[i] = "dialog"
-			}
+			ways[i] = fmt.Sprintf(msgWayOf, WayOf(r.Channel), dialog.ShortIdentity(r.Identity))
 		}
 		sort.Strings(ways)
-		return store.Record{}, fmt.Errorf("%w: "+msgKeyManyWays, ErrUnknownKey, key, strings.Join(ways, ", "))
+		return store.Record{}, &KeyError{fmt.Errorf("%w: "+msgKeyManyWays, ErrUnknownKey, key, strings.Join(ways, ", ")), hintKeyManyWays}
+	}
+	if len(keyed) == 1 && len(found) > 0 {
+		return store.Record{}, ambiguousKey(key, []string{keyed[0].Identity}, identities(found))
 	}
 	switch {
 	case len(keyed) == 1:
@@ -85,6 +88,56 @@ func (e *Engine) find(key string) (store.Record, error) {
 	default:
 		return store.Record{}, fmt.Errorf("%w: "+msgAmbiguous, ErrUnknownKey, key, len(found))
 	}
+}
+
+// KeyError is the error, wrapping ErrUnknownKey, of a key that names
+// several requests in ways a person must choose between: its Hint says
+// how to name each.
+type KeyError struct {
+	err  error
+	hint string
+}
+
+func (e *KeyError) Error() string { return e.err.Error() }
+func (e *KeyError) Unwrap() error { return e.err }
+
+// Hint says how to name each request the key could mean.
+func (e *KeyError) Hint() string { return e.hint }
+
+// ambiguousKey is the error of key, which is the --key of the requests
+// keyed and the start of the identities of the requests prefixed: which
+// one a person meant cannot be told, so neither is picked.
+func ambiguousKey(key string, keyed, prefixed []string) error {
+	return &KeyError{
+		fmt.Errorf("%w: "+msgKeyAndPrefix, ErrUnknownKey, key, shortList(keyed), shortList(prefixed)),
+		fmt.Sprintf(hintKeyAndPrefix, keyed[0], prefixed[0]),
+	}
+}
+
+func identities(recs []store.Record) []string {
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.Identity
+	}
+	return ids
+}
+
+func shortList(ids []string) string {
+	short := make([]string, len(ids))
+	for i, id := range ids {
+		short[i] = dialog.ShortIdentity(id)
+	}
+	sort.Strings(short)
+	return strings.Join(short, ", ")
+}
+
+// WayOf names the way of asking of a record's Channel (Record.Channel, an
+// event's channel): "dialog" for none.
+func WayOf(channel string) string {
+	if channel == "" {
+		return wayDialog
+	}
+	return channel
 }
 
 // keyedVia is the identity of a request asked with --key key through the
@@ -171,8 +224,14 @@ func (e *Engine) statusOf(rec store.Record) Result {
 
 // Entry is one stored request as list and status show it.
 type Entry struct {
-	Identity      string    `json:"identity"`
-	Title         string    `json:"title"`
+	Identity string `json:"identity"`
+	// Key is the --key the request was asked with (a hook's is its host,
+	// tool and a hash of the call), which status, cancel and forget take.
+	Key   string `json:"key,omitempty"`
+	Title string `json:"title"`
+	// Channel names the way of asking when it was not a dialog, as the
+	// history's events do: "terminal" or "elicitation".
+	Channel       string    `json:"channel,omitempty"`
 	Status        string    `json:"status"`
 	HolderAlive   bool      `json:"holder_alive"`
 	Attempt       int       `json:"attempt"`
@@ -210,7 +269,9 @@ func (e *Engine) entryOf(r store.Record) Entry {
 	now := e.now()
 	en := Entry{
 		Identity:    r.Identity,
+		Key:         keyOf(r),
 		Title:       r.Title,
+		Channel:     r.Channel,
 		Status:      string(r.Status),
 		Attempt:     r.Attempt,
 		Reason:      OneLine(r.Reason),
@@ -242,6 +303,18 @@ func (e *Engine) entryOf(r store.Record) Entry {
 		en.LeftSeconds = max(0, r.Deadline.Sub(now).Seconds())
 	}
 	return en
+}
+
+// keyOf is the --key r's request was asked with, read from the request
+// it keeps; "" for none.
+func keyOf(r store.Record) string {
+	var req struct {
+		Key string `json:"key"`
+	}
+	if json.Unmarshal(r.Request, &req) != nil {
+		return ""
+	}
+	return req.Key
 }
 
 // Entries describes every stored request, oldest first.
@@ -400,6 +473,23 @@ func (e *Engine) Events(since time.Duration, key string) (events []store.Event, 
 		return nil, 0, err
 	}
 	keyID := dialog.Request{Key: key}.Identity()
+	if key != "" {
+		// A key that is both a --key and the start of another request's
+		// identity names neither, as Find has it.
+		keyed, prefixed := map[string]bool{}, map[string]bool{}
+		for _, ev := range all {
+			switch {
+			case ev.Identity == key:
+			case ev.Identity == keyID || ev.Identity == keyedVia(key, ev.Channel):
+				keyed[ev.Identity] = true
+			case matches(key, keyID, ev.Identity):
+				prefixed[ev.Identity] = true
+			}
+		}
+		if len(keyed) > 0 && len(prefixed) > 0 {
+			return nil, 0, ambiguousKey(key, slices.Sorted(maps.Keys(keyed)), slices.Sorted(maps.Keys(prefixed)))
+		}
+	}
 	events = []store.Event{}
 	for _, ev := range all {
 		if since > 0 && ev.Time.Before(e.now().Add(-since)) {
