@@ -169,6 +169,11 @@ func (p program) call(prompt string) (lifecycle.Call, error) {
 // closes the window. It asks nothing, so nothing is stored.
 func (p program) show(ctx context.Context, prompt string) int {
 	if s := p.detect(); !s.CanAsk {
+		if s.NoBackend() {
+			// A display with no dialog program: the notice cannot be
+			// shown, as a confirmation's dialog could not (exit 6).
+			return p.fail(lifecycle.ExitFailed, fmt.Errorf(msgHeadless, s.Reason))
+		}
 		return p.fail(lifecycle.ExitHeadless, fmt.Errorf(msgHeadless, s.Reason))
 	}
 	if err := p.notice(ctx, title, prompt); err != nil {
