@@ -205,10 +205,11 @@ func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 	}
 	var outcome lifecycle.Result
 	switch {
+	case unsafe != nil:
+		// Every run refuses it first, before it looks for a display.
+		outcome = a.engine.StoreError("", unsafe)
 	case !p.CanAsk && !tc.Available:
 		outcome = lifecycle.Headless(p.Session)
-	case unsafe != nil:
-		outcome = a.engine.StoreError("", unsafe)
 	case !p.CanAsk:
 		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: fmt.Sprintf(msgDoctorOnTerminal, p.Reason, tc.Name)}
 	default:

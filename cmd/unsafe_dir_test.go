@@ -65,6 +65,14 @@ func TestUnsafeDirectoryRefusedByEveryRun(t *testing.T) {
 					t.Errorf("ask-confirm %q blames the answer store:\n%s", args, r.stderr)
 				}
 			}
+			// Where nobody could be asked either, the directory is still
+			// what every run refuses first: doctor says so too.
+			f.headless("no display")
+			for _, args := range [][]string{{"--message", "Ship it?", "--if-headless", "approve"}, {"doctor"}} {
+				if r := f.runRaw(args...); r.code != int(lifecycle.ExitInternal) || !strings.Contains(r.stderr, unsafe+" "+c.says) {
+					t.Errorf("headless, ask-confirm %q exited %d, want 8 naming %s\nstderr: %s", args, r.code, unsafe, r.stderr)
+				}
+			}
 			if n := f.spawnCount(); n != 0 {
 				t.Errorf("%d holders started through the unsafe directory", n)
 			}
