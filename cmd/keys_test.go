@@ -33,6 +33,9 @@ func TestKeyThatIsAlsoAnIdentityPrefixIsRefused(t *testing.T) {
 
 	for _, args := range [][]string{{"status", key}, {"cancel", key}, {"forget", key}, {"history", "--key", key}, {"history", "--json", "--key", key}} {
 		r := f.runRaw(args...)
+		if strings.Contains(r.stdout+r.stderr, "unknown request key") {
+			t.Errorf("ask-confirm %q calls a known key unknown:\n%s%s", args, r.stdout, r.stderr)
+		}
 		if r.code != int(lifecycle.ExitUsage) {
 			t.Errorf("ask-confirm %q exited %d, want 2\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
 			continue
@@ -75,8 +78,10 @@ func TestListNamesTheWayAndTheKey(t *testing.T) {
 
 	r := f.runRaw("status", "release")
 	f.expectCode(r, lifecycle.ExitUsage)
-	if !strings.Contains(r.stderr, "hint: give the identity of the one you mean; ask-confirm list shows each request's way of asking (WAY) and key (KEY)") {
-		t.Errorf("a key asked two ways says:\n%s", r.stderr)
+	ways := "(dialog: " + dialog.ShortIdentity(byDialog.Identity()) + ", terminal: " + dialog.ShortIdentity(byTerminal.Identity()) + ")"
+	if !strings.Contains(r.stderr, "hint: give the identity of the one you mean; ask-confirm list shows each request's way of asking (WAY) and key (KEY)") ||
+		!strings.Contains(r.stderr, `--key "release" was asked more than one way `+ways) || strings.Contains(r.stderr, "unknown request key") {
+		t.Errorf("a key asked two ways says:\n%s\nwant the ways %s, and not that the key is unknown", r.stderr, ways)
 	}
 
 	r = f.runRaw("list")

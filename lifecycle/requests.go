@@ -73,7 +73,7 @@ func (e *Engine) find(key string) (store.Record, error) {
 			ways[i] = fmt.Sprintf(msgWayOf, WayOf(r.Channel), dialog.ShortIdentity(r.Identity))
 		}
 		sort.Strings(ways)
-		return store.Record{}, &KeyError{fmt.Errorf("%w: "+msgKeyManyWays, ErrUnknownKey, key, strings.Join(ways, ", ")), hintKeyManyWays}
+		return store.Record{}, &KeyError{fmt.Sprintf(msgKeyManyWays, key, strings.Join(ways, ", ")), hintKeyManyWays}
 	}
 	if len(keyed) == 1 && len(found) > 0 {
 		return store.Record{}, ambiguousKey(key, []string{keyed[0].Identity}, identities(found))
@@ -91,15 +91,15 @@ func (e *Engine) find(key string) (store.Record, error) {
 }
 
 // KeyError is the error, wrapping ErrUnknownKey, of a key that names
-// several requests in ways a person must choose between: its Hint says
-// how to name each.
+// several requests in ways a person must choose between: the key is
+// known, but names no one request. Its Hint says how to name each.
 type KeyError struct {
-	err  error
+	msg  string
 	hint string
 }
 
-func (e *KeyError) Error() string { return e.err.Error() }
-func (e *KeyError) Unwrap() error { return e.err }
+func (e *KeyError) Error() string { return e.msg }
+func (e *KeyError) Unwrap() error { return ErrUnknownKey }
 
 // Hint says how to name each request the key could mean.
 func (e *KeyError) Hint() string { return e.hint }
@@ -109,7 +109,7 @@ func (e *KeyError) Hint() string { return e.hint }
 // one a person meant cannot be told, so neither is picked.
 func ambiguousKey(key string, keyed, prefixed []string) error {
 	return &KeyError{
-		fmt.Errorf("%w: "+msgKeyAndPrefix, ErrUnknownKey, key, shortList(keyed), shortList(prefixed)),
+		fmt.Sprintf(msgKeyAndPrefix, key, shortList(keyed), shortList(prefixed)),
 		fmt.Sprintf(hintKeyAndPrefix, keyed[0], prefixed[0]),
 	}
 }
