@@ -168,6 +168,11 @@ func (p program) call(prompt string) (lifecycle.Call, error) {
 // closes the window. It asks nothing, so nothing is stored.
 func (p program) show(ctx context.Context, prompt string) int {
 	if s := p.detect(); !s.CanAsk {
+		if s.NoBackend() {
+			// A display with no dialog program: the notice cannot be
+			// shown, as a confirmation's dialog could not (exit 6).
+			return p.fail(lifecycle.ExitFailed, fmt.Errorf(msgHeadless, s.Reason))
+		}
 		return p.fail(lifecycle.ExitHeadless, fmt.Errorf(msgHeadless, s.Reason))
 	}
 	if err := p.notice(ctx, title, prompt); err != nil {
@@ -178,6 +183,6 @@ func (p program) show(ctx context.Context, prompt string) int {
 
 // fail reports err on one line of stderr and returns code.
 func (p program) fail(code lifecycle.ExitCode, err error) int {
-	fmt.Fprintf(p.stderr, msgError+"\n", err)
+	fmt.Fprintf(p.stderr, msgError+"\n", lifecycle.OneLine(err.Error()))
 	return int(code)
 }

@@ -214,6 +214,11 @@ func TestConfirmHeadless(t *testing.T) {
 	if code := f.run("Allow use of key k?"); code != int(lifecycle.ExitHeadless) || f.starts != 0 {
 		t.Fatalf("headless: exit %d after %d dialogs", code, f.starts)
 	}
+	// A display with no dialog program: the dialog cannot be shown.
+	f.session = platform.Session{Kind: platform.KindX11, Reason: "no dialog program found on PATH"}
+	if code := f.run("Allow use of key k?"); code != int(lifecycle.ExitFailed) || f.starts != 0 {
+		t.Fatalf("no dialog program: exit %d after %d dialogs", code, f.starts)
+	}
 }
 
 // A notice shows the prompt until the program is ended, and then exits 0;
@@ -233,6 +238,12 @@ func TestNotice(t *testing.T) {
 	f.session = platform.Session{Reason: "no display"}
 	if code := f.run("Confirm user presence"); code != int(lifecycle.ExitHeadless) {
 		t.Fatalf("headless notice: exit %d", code)
+	}
+	// A display without a dialog program cannot show it: exit 6, as a
+	// confirmation's dialog there.
+	f.session = platform.Session{Kind: platform.KindX11, Reason: "no dialog program found on PATH"}
+	if code := f.run("Confirm user presence"); code != int(lifecycle.ExitFailed) {
+		t.Fatalf("notice with no dialog program: exit %d", code)
 	}
 	f.session = platform.Session{CanAsk: true}
 	f.p.notice = func(context.Context, string, string) error { return errors.New("no zenity") }

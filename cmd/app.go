@@ -135,7 +135,12 @@ func (a *app) exit(path string, args []string, err error) int {
 		}
 		a.out.error(err.Error())
 		var ue *lifecycle.UsageError
+		var hinted interface{ Hint() string }
 		switch {
+		case errors.As(err, &hinted):
+			// A refused directory, or a key that names several requests:
+			// the error says what to give instead.
+			a.out.hint(hinted.Hint())
 		case errors.Is(err, lifecycle.ErrUnknownKey):
 			a.out.hint(hintList)
 		case errors.As(err, &ue) && strings.HasSuffix(path, " help"):

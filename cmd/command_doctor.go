@@ -206,18 +206,19 @@ func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 		checkPath("history", paths.History, false),
 	}
 
-	var unsafe []string
+	var unsafe error
 	for _, pc := range r.Paths {
-		if !pc.Safe {
-			unsafe = append(unsafe, pc.Path+" "+pc.Problem)
+		if !pc.Safe && unsafe == nil {
+			unsafe = lifecycle.UnsafePath(pc.Path, pc.Problem, pc.IsDir)
 		}
 	}
 	var outcome lifecycle.Result
 	switch {
+	case unsafe != nil:
+		// Every run refuses it first, before it looks for a display.
+		outcome = a.engine.StoreError("", unsafe)
 	case !p.CanAsk && !tc.Available:
 		outcome = lifecycle.Headless(p.Session)
-	case len(unsafe) > 0:
-		outcome = a.engine.StoreError("", errors.New(strings.Join(unsafe, "; ")))
 	case !p.CanAsk:
 		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: fmt.Sprintf(msgDoctorOnTerminal, p.Reason, tc.Name)}
 	default:

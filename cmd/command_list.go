@@ -38,7 +38,7 @@ func (a *app) printEntries(entries []lifecycle.Entry) error {
 		return err
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "IDENTITY\tSTATUS\tAGE\tLEFT\tTITLE")
+	fmt.Fprintln(w, "IDENTITY\tWAY\tSTATUS\tAGE\tLEFT\tTITLE\tKEY")
 	for _, e := range entries {
 		status := e.Status
 		if !e.Final() && !e.HolderAlive {
@@ -47,8 +47,12 @@ func (a *app) printEntries(entries []lifecycle.Entry) error {
 		if e.Uncollected {
 			status += " " + msgListUncollected
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", dialog.ShortIdentity(e.Identity), status,
-			seconds(e.AgeSeconds), seconds(e.LeftSeconds), e.Title)
+		key := e.Key
+		if key == "" {
+			key = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dialog.ShortIdentity(e.Identity), lifecycle.WayOf(e.Channel), status,
+			seconds(e.AgeSeconds), seconds(e.LeftSeconds), e.Title, key)
 	}
 	return w.Flush()
 }

@@ -15,11 +15,17 @@ func newStatusCommand(a *app) *cobra.Command {
 		Use:   "status KEY",
 		Short: "Show one request; exits with the code collecting it would give",
 		Long: `Show one request. KEY is the identity (or a unique prefix of at least 4
-characters, as ask-confirm list shows it) or the --key it was asked with.
+characters, as ask-confirm list shows it) or the --key it was asked with (list
+shows it too); a KEY that is both one request's --key and the start of another's
+identity names neither (exit 2).
 The exit code is the one running the request again would give now: 0 only
 for an approval that is still remembered, or that no caller has collected
-yet within its --collect-within; 3 while the dialog is open or when asking
-again would show a new dialog. Looking does not collect the answer.`,
+yet within its --collect-within; 3 while the dialog is open (pending) or
+when asking again would show a new dialog (stale: past its --remember, or
+a failure or a withdrawal, which are never reused). It judges by the
+--remember and --collect-within the request was asked with, and says
+which: a run with a longer --remember may still return an older answer.
+Looking does not collect the answer.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			rec, err := a.engine.Find(args[0])

@@ -173,8 +173,10 @@ why the terminal was not asked.
   history   $XDG_STATE_HOME/ask-confirm/history.jsonl, rotated at 4 MiB
   phone     $XDG_CONFIG_HOME/ask-confirm/remote.json (ask-confirm remote setup)
 
-Directories are 0700 and files 0600; a directory that is a symbolic link or
-another user's is refused (exit 8). A corrupt answers file is set aside and
+Directories are 0700 and files 0600. Every run checks ask-confirm's own
+directories and files first: one that is a symbolic link, the wrong kind of
+file or another user's is refused with exit 8, before any dialog is shown,
+and the message names it. A corrupt answers file is set aside and
 rebuilt; it never approves. On Windows the directories are under
 %LOCALAPPDATA%. ask-confirm doctor shows the paths in use.
 `
@@ -182,13 +184,13 @@ rebuilt; it never approves. On Windows the directories are under
 
 // jsonFields says what each field of --json's object holds.
 var jsonFields = map[string]string{
-	"status":         "approved, denied, cancelled, pending, expired, headless, failed, superseded, withdrawn or error",
+	"status":         "approved, denied, cancelled, pending, stale (status only), expired, headless, failed, superseded, withdrawn or error",
 	"exit_code":      "the exit code (ask-confirm help exit-codes)",
 	"key":            "the request's identity, for status, cancel and forget",
 	"remembered":     "true when the answer was given before this run",
 	"rendered":       "true when a dialog or prompt was shown",
 	"attempt":        "which showing of the dialog this is (after a failed one)",
-	"should_retry":   "true while the dialog is open: run the same command again",
+	"should_retry":   "true while the dialog is open (pending), or when status finds the last answer no longer given (stale): run the same command again",
 	"retry_reason":   "why to run it again",
 	"requested_at":   "when the request was made (RFC 3339)",
 	"answered_at":    "when it ended",

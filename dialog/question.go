@@ -110,7 +110,7 @@ func (r Request) validateKind() error {
 		case r.ApproveFor < 0 || r.ApproveFor > MaxApproveFor || r.ApproveFor > 0 && r.ApproveFor < MinApproveFor:
 			return bad("--approve-for", fmt.Sprintf("%s is outside %s to %s (0s: no such button)",
 				ShortDuration(r.ApproveFor), ShortDuration(MinApproveFor), ShortDuration(MaxApproveFor)))
-		case r.ApproveFor > 0 && (r.ApproveForLabel() == r.OKLabel || r.ApproveForLabel() == r.CancelLabel):
+		case r.ApproveFor > 0 && (SeenAs(r.ApproveForLabel()) == SeenAs(r.OKLabel) || SeenAs(r.ApproveForLabel()) == SeenAs(r.CancelLabel)):
 			return bad("--approve-for", fmt.Sprintf("its button %q would look like another button", r.ApproveForLabel()))
 		}
 		return nil
@@ -207,10 +207,10 @@ func (r Request) validateOptions() error {
 			return bad(field, fmt.Sprintf("%q is the option --other adds", OtherLabel))
 		case labels[o.Label]:
 			return bad(field, fmt.Sprintf("%q is given twice", o.Label))
-		case shown[o.Display()]:
+		case shown[SeenAs(o.Display())]:
 			return bad(field, fmt.Sprintf("%q reads the same as another option", o.Display()))
 		}
-		labels[o.Label], shown[o.Display()] = true, true
+		labels[o.Label], shown[SeenAs(o.Display())] = true, true
 	}
 	if len(r.Selected) > 1 && !r.Multiple {
 		return bad("--default", "names several options; only --multiple picks more than one")

@@ -119,8 +119,10 @@ const (
 // Validate reports the first field that cannot be shown as given, as an
 // *InvalidError wrapping ErrInvalid. It rejects what a person could misread or
 // a terminal could misrender: invalid UTF-8, NUL and other control characters
-// (a message may hold newlines and tabs), bidirectional overrides, empty
-// labels and text over the size limits.
+// (a message may hold newlines and tabs), bidirectional overrides, a
+// message or label that shows nothing (empty, or only spaces and invisible
+// characters), invisible characters in a button's label, two buttons whose
+// labels read the same (SeenAs) and text over the size limits.
 func (r Request) Validate() error {
 	checks := []struct {
 		field, value string
@@ -142,11 +144,19 @@ func (r Request) Validate() error {
 			return err
 		}
 	}
+	for _, c := range []struct{ field, value string }{{"--ok-label", r.OKLabel}, {"--cancel-label", r.CancelLabel}} {
+		if err := checkVisible(c.field, c.value); err != nil {
+			return err
+		}
+	}
 	if err := r.validateKind(); err != nil {
 		return err
 	}
 	if r.OKLabel == r.CancelLabel {
 		return &InvalidError{"--ok-label", "must differ from --cancel-label, or the person cannot tell the buttons apart"}
+	}
+	if SeenAs(r.OKLabel) == SeenAs(r.CancelLabel) {
+		return &InvalidError{"--cancel-label", fmt.Sprintf("%q reads the same as --ok-label %q, so the person could not tell the buttons apart", r.CancelLabel, r.OKLabel)}
 	}
 	return nil
 }
@@ -166,6 +176,9 @@ func checkText(field, s string, max int, required, multiline bool) error {
 	}
 	if required && strings.TrimSpace(s) == "" {
 		return &InvalidError{field, "must not be empty"}
+	}
+	if required && looksBlank(s) {
+		return &InvalidError{field, "shows nothing: it holds only spaces and invisible characters"}
 	}
 	if !utf8.ValidString(s) {
 		return &InvalidError{field, "is not valid UTF-8"}

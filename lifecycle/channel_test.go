@@ -365,7 +365,7 @@ func TestStatusOfWithdrawnRequest(t *testing.T) {
 	c := testCall("rm -rf build?")
 	rec := te.seedAnswer(c, store.Withdrawn, time.Second)
 	r := te.statusOf(rec)
-	if r.Status != StatusPending || !r.ShouldRetry || !strings.Contains(r.Message, "withdrawn") || strings.Contains(r.Message, "--remember") {
+	if r.Status != StatusStale || r.ExitCode != ExitPending || !r.ShouldRetry || !strings.Contains(r.Message, "withdrawn") || strings.Contains(r.Message, "--remember") {
 		t.Fatalf("status of a withdrawn request: %+v", r)
 	}
 }
@@ -430,7 +430,7 @@ func TestFindByKeyOfChannelRequest(t *testing.T) {
 	d := testCall("Deploy staging?")
 	d.Request.Key = "release-42"
 	byDialog := te.seedAnswer(d, store.Approved, time.Second)
-	if rec, err := te.Find("release-42"); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "dialog, "+c.Channel.Name) {
+	if rec, err := te.Find("release-42"); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "dialog: "+dialog.ShortIdentity(byDialog.Identity)+", "+c.Channel.Name+": ") {
 		t.Fatalf("Find(release-42) asked two ways = %s, %v; want ErrUnknownKey naming both", rec.Identity, err)
 	}
 	for _, id := range []string{byDialog.Identity, te.prepare(c).Request.Identity()} {

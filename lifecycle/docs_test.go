@@ -25,6 +25,7 @@ func TestDocsStatusTable(t *testing.T) {
 	}
 	want := map[string]string{
 		StatusPending:  ExitPending.String(),
+		StatusStale:    ExitPending.String(),
 		StatusHeadless: ExitHeadless.String(),
 		StatusError:    ExitUsage.String() + " or " + ExitInternal.String(),
 	}

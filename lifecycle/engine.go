@@ -24,6 +24,7 @@ package lifecycle
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,11 +189,50 @@ func (e *Engine) warn(err error) {
 }
 
 // StoreError is the result of a request the store could not serve: exit 8,
-// with a hint about where the store lives.
+// with a hint about where the store lives, or, for a path that is not
+// safe to keep answers in, what is wrong with which one.
 func (e *Engine) StoreError(id string, err error) Result {
+	var unsafe *store.UnsafePathError
+	if errors.As(err, &unsafe) {
+		pe := &PathError{unsafe}
+		r := ErrorResult(id, ExitInternal, pe)
+		r.Hint = pe.Hint()
+		return r
+	}
 	r := ErrorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
 	r.Hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(e.paths.DB))
 	return r
+}
+
+// PathError is the error of a run refused because one of ask-confirm's
+// directories or files is a symbolic link, the wrong kind of file, or
+// another user's: front ends exit ExitInternal for it, and print its Hint.
+type PathError struct{ err *store.UnsafePathError }
+
+// UnsafePath is the PathError of path, which is a directory when dir is
+// true, refused for problem (PathProblem's reason): for a front end that
+// checks the paths itself (doctor).
+func UnsafePath(path, problem string, dir bool) error {
+	return &PathError{&store.UnsafePathError{Path: path, Problem: problem, Dir: dir}}
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf(msgUnsafePath, e.err.Path, e.err.Problem) }
+func (e *PathError) Unwrap() error { return e.err }
+
+// Hint says what to do about the path.
+func (e *PathError) Hint() string { return fmt.Sprintf(hintUnsafePath, e.err.Path) }
+
+// checkPaths refuses to go on where one of the engine's directories or
+// files is not safe to keep answers in (store.Paths.Check): every request,
+// and every look at what is kept, starts with it, before any dialog is
+// shown or lock made. The error is a *PathError.
+func (e *Engine) checkPaths() error {
+	err := e.paths.Check()
+	var unsafe *store.UnsafePathError
+	if errors.As(err, &unsafe) {
+		return &PathError{unsafe}
+	}
+	return err
 }
 
 // logEvent appends one event to the audit history.
@@ -208,7 +248,7 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 		Title:       rec.Title,
 		MessageHash: rec.MessageHash,
 		Outcome:     outcome,
-		Reason:      reason,
+		Reason:      OneLine(reason),
 		Attempt:     rec.Attempt,
 		PID:         os.Getpid(),
 		Dir:         dir,

@@ -367,3 +367,152 @@ func TestCallerWatchFindsThemGoneAndStops(t *testing.T) {
 		t.Fatal("the watch still ticks after it stopped")
 	}
 }
+
+// A display with no dialog program is a dialog that cannot be shown (exit
+// 6, with the session's hint to install one), not a machine where nobody
+// can be asked (exit 4, run where a display is): and --if-headless, which
+// decides for a machine without a display, does not answer it.
+func TestDisplayWithoutDialogProgramFails(t *testing.T) {
+	for _, ifHeadless := range []string{IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove} {
+		te := newTestEngine(t)
+		te.detect = func() platform.Session {
+			return platform.Session{Kind: platform.KindX11, Display: "DISPLAY=:0",
+				Reason: "no dialog program found on PATH", Hint: "install zenity and run again"}
+		}
+		c := testCall("Ship v2?")
+		c.IfHeadless = ifHeadless
+		r := te.ask(c)
+		if r.ExitCode != ExitFailed || r.Status != StatusFailed || r.Headless {
+			t.Errorf("--if-headless %s: %+v, want failed with exit 6", ifHeadless, r)
+		}
+		if r.Hint != "install zenity and run again" || !strings.Contains(r.Message, "no dialog program") {
+			t.Errorf("--if-headless %s: message %q, hint %q, want the session's reason and hint", ifHeadless, r.Message, r.Hint)
+		}
+		if te.startCount() != 0 {
+			t.Errorf("--if-headless %s: %d holders started", ifHeadless, te.startCount())
+		}
+		if got := strings.Join(te.events(c.Request.Identity()), " "); got != "failed" {
+			t.Errorf("--if-headless %s: history %q, want failed", ifHeadless, got)
+		}
+	}
+	if r := Headless(platform.Session{Kind: platform.KindX11, Reason: "no dialog program found on PATH"}); r.ExitCode != ExitFailed {
+		t.Errorf("doctor's outcome for a display without a dialog program: %+v, want exit 6", r)
+	}
+}
+
+// A caller whose request a newer one under the same key replaced reports
+// its own request, superseded: its own requested_at, that it was shown,
+// and when it ended, even when the store holds only the newer request by
+// the time the caller looks. Before, it reported the newer request's
+// requested_at, "rendered": false and no answered_at (3 runs in 5).
+func TestSupersededCallerReportsItsOwnRequest(t *testing.T) {
+	te := newTestEngine(t)
+	older := testCall("one")
+	older.Request.Key, older.Wait = "sup3", 20*time.Second
+	newer := testCall("two")
+	newer.Request.Key = "sup3"
+	id := older.Request.Identity()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A live holder shows the older request.
+	must(store.EnsureDir(te.paths.Locks))
+	lock, ok, err := platform.TryLock(te.paths.LockFile(id))
+	if err != nil || !ok {
+		t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	shownAt := te.now()
+	_, err = te.store.Update(id, func(rec *store.Record, _ bool) (bool, error) {
+		*rec = store.Record{ContentHash: older.Request.ContentHash(), Title: older.Request.Title, Status: store.Shown, Attempt: 1,
+			RequestedAt: shownAt, ShownAt: shownAt, Deadline: shownAt.Add(older.Timeout), Remember: older.Remember, Version: rec.Version}
+		return true, nil
+	})
+	must(err)
+	joined := make(chan struct{})
+	older.Joined = func() { close(joined) }
+	done := make(chan Result, 1)
+	go func() {
+		r, err := te.Ask(context.Background(), older)
+		if err != nil {
+			t.Errorf("Ask: %v", err)
+		}
+		done <- r
+	}()
+	<-joined
+	// 2.5 s later the newer request closes the older one, and is written
+	// over it before the older caller looks again.
+	te.advance(2500 * time.Millisecond)
+	endedAt := te.now()
+	_, wrote, err := te.finish(id, older.Request.ContentHash(), 0, store.Superseded, "")
+	must(err)
+	if !wrote {
+		t.Fatal("the older request was not ended")
+	}
+	te.advance(10 * time.Millisecond)
+	newerAt := te.now()
+	_, err = te.store.Update(id, func(rec *store.Record, _ bool) (bool, error) {
+		*rec = store.Record{ContentHash: newer.Request.ContentHash(), Title: newer.Request.Title, Status: store.Requested, Attempt: 1,
+			RequestedAt: newerAt, Deadline: newerAt.Add(newer.Timeout), Remember: newer.Remember, Version: rec.Version}
+		return true, nil
+	})
+	must(err)
+	lock.Release()
+	r := <-done
+	if r.ExitCode != ExitSuperseded || r.Status != StatusSuperseded {
+		t.Fatalf("older caller: %+v, want superseded", r)
+	}
+	if !r.RequestedAt.Equal(shownAt) || !r.Rendered || r.AnsweredAt.IsZero() || r.AnsweredAt.Before(endedAt) || r.AnsweredAt.After(newerAt) {
+		t.Errorf("older caller: requested_at %v, rendered %v, answered_at %v; want its own request: asked at %v, shown, ended between %v and %v",
+			r.RequestedAt, r.Rendered, r.AnsweredAt, shownAt, endedAt, newerAt)
+	}
+}
+
+// A dialog program's error carries its stderr, newline and all: the
+// reason it fails with is one line in the record, the result's message
+// (and so the JSON and stderr), status's message, list's entry and the
+// history. Before, the newline split the history's row and put status's
+// "(remembered answer …)" on a line of its own.
+func TestFailureReasonIsOneLine(t *testing.T) {
+	te := newTestEngine(t)
+	c := testCall("Ship v2?")
+	id, content := c.Request.Identity(), c.Request.ContentHash()
+	stderr := "exit status 1: \n(zenity:42): Gtk-WARNING **: cannot open display: :9\n\x1b[0m\n"
+	te.start = func([]string) error {
+		_, _, err := te.finish(id, content, 0, store.Failed, stderr)
+		return err
+	}
+	c.Retries = 0
+	r := te.ask(c)
+	want := "exit status 1: (zenity:42): Gtk-WARNING **: cannot open display: :9"
+	rec := te.record(id)
+	status := te.statusOf(rec)
+	entry := te.entryOf(rec)
+	events, _, err := te.Events(0, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"result": r.Message, "record": rec.Reason, "status": status.Message, "list": entry.Reason}
+	for _, ev := range events {
+		if ev.Reason != "" {
+			texts["history "+ev.Event] = ev.Reason
+		}
+	}
+	history, err := os.ReadFile(te.paths.History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(history), "\n"); n != len(events) {
+		t.Errorf("the history has %d lines for %d events", n, len(events))
+	}
+	for where, text := range texts {
+		if strings.ContainsAny(text, "\n\r\x1b") || !strings.Contains(text, want) {
+			t.Errorf("%s: %q, want one line holding %q", where, text, want)
+		}
+	}
+	if r.ExitCode != ExitFailed {
+		t.Errorf("result %+v, want failed", r)
+	}
+}

@@ -30,6 +30,8 @@ const (
 
 	msgStoreUnusable   = "the answer store is unusable: %v"
 	hintStoreUnusable  = "check the permissions and free space of %s, or set XDG_CACHE_HOME and XDG_STATE_HOME to a writable place"
+	msgUnsafePath      = "%s %s; ask-confirm keeps its answers, locks and history only where no one else can redirect them"
+	hintUnsafePath     = "move %s out of the way (ask-confirm makes a new one of your own), or set XDG_CACHE_HOME and XDG_STATE_HOME to a place of your own"
 	msgHolderStart     = "could not start the dialog holder: %v"
 	msgCloseStuck      = "the request's holder did not close it within %s"
 	msgHolderDiedLimit = "the dialog holder died %d times without recording an answer"
@@ -38,8 +40,12 @@ const (
 	msgHolderSignal    = "the dialog holder was stopped by a signal"
 	msgCollectFailed   = "recording that the answer was collected: %w"
 
-	msgStale      = "no fresh answer: the last one (%s) is older than its --remember; asking again shows a new dialog"
-	msgStaleRetry = "the remembered answer is too old"
+	msgStale         = "no fresh answer: the last one (%s at %s) is older than the --remember it was asked with (%s); asking again shows a new dialog"
+	msgStaleRetry    = "the remembered answer is too old"
+	msgStaleFailed   = "the dialog could not be shown (%s); a failure is never reused, so asking again shows the dialog again"
+	msgFailedRetry   = "the last try could not show the dialog"
+	msgNoAnswerRetry = "the request was withdrawn without an answer"
+	msgStatusKept    = "%s (remembered answer from %s, kept for the --remember it was asked with: %s)"
 
 	msgWithdrawnNoAnswer = "no answer: the request was withdrawn when its caller stopped waiting and asked another way; asking again shows a new dialog"
 
@@ -53,6 +59,11 @@ const (
 	msgTooShort      = "no request was asked with --key %q, and as the start of an identity it is too short: give at least %d of its characters"
 	msgAmbiguous     = "%q matches %d requests; give more of the identity"
 	msgKeyManyWays   = "--key %q was asked more than one way (%s), each its own request; give the identity"
+	hintKeyManyWays  = "give the identity of the one you mean; ask-confirm list shows each request's way of asking (WAY) and key (KEY)"
+	msgWayOf         = "%s: %s"
+	wayDialog        = "dialog"
+	msgKeyAndPrefix  = "%q is both the --key of %s and the start of the identity of %s; it names neither"
+	hintKeyAndPrefix = "give the whole identity: %s for the --key, or %s"
 	msgCancelGone    = "the request disappeared from the store while it was being cancelled"
 	msgCancelFailed  = "cancelling %s: %w"
 	msgRecordHistory = "recording %s in the history: %w"

@@ -129,6 +129,20 @@ var faults = []fault{
 		want: 8, mention: "symbolic link",
 	},
 	{
+		// The locks directory inside is a real one, made through the
+		// link: the state directory itself must be refused.
+		name: "state directory is a symbolic link",
+		setup: func(t *testing.T, h *e2e.Harness) func() {
+			state := filepath.Dir(locksDir(h))
+			elsewhere := filepath.Join(h.Dir, "elsewhere-state")
+			e2e.Must(t, os.MkdirAll(filepath.Join(elsewhere, "locks"), 0o700))
+			e2e.Must(t, os.MkdirAll(filepath.Dir(state), 0o700))
+			e2e.Must(t, os.Symlink(elsewhere, state))
+			return func() { os.Remove(state) }
+		},
+		want: 8, mention: "state/ask-confirm is a symbolic link",
+	},
+	{
 		name: "store directory owned by another user",
 		setup: func(t *testing.T, h *e2e.Harness) func() {
 			if os.Geteuid() != 0 {

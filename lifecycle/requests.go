@@ -1,10 +1,13 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +48,9 @@ func (e *Engine) Find(key string) (Stored, error) {
 
 // find is Find, for the engine's own use.
 func (e *Engine) find(key string) (store.Record, error) {
+	if err := e.checkPaths(); err != nil {
+		return store.Record{}, err
+	}
 	recs, err := e.store.List()
 	if err != nil {
 		return store.Record{}, err
@@ -64,13 +70,13 @@ func (e *Engine) find(key string) (store.Record, error) {
 	if len(keyed) > 1 {
 		ways := make([]string, len(keyed))
 		for i, r := range keyed {
-			ways[i] = r.Channel
-			if ways[i] == "" {
-				ways[i] = "dialog"
-			}
+			ways[i] = fmt.Sprintf(msgWayOf, WayOf(r.Channel), dialog.ShortIdentity(r.Identity))
 		}
 		sort.Strings(ways)
-		return store.Record{}, fmt.Errorf("%w: "+msgKeyManyWays, ErrUnknownKey, key, strings.Join(ways, ", "))
+		return store.Record{}, &KeyError{fmt.Sprintf(msgKeyManyWays, key, strings.Join(ways, ", ")), hintKeyManyWays}
+	}
+	if len(keyed) == 1 && len(found) > 0 {
+		return store.Record{}, ambiguousKey(key, []string{keyed[0].Identity}, identities(found))
 	}
 	switch {
 	case len(keyed) == 1:
@@ -91,6 +97,56 @@ func isHex(s string) bool {
 	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
 }
 
+// KeyError is the error, wrapping ErrUnknownKey, of a key that names
+// several requests in ways a person must choose between: the key is
+// known, but names no one request. Its Hint says how to name each.
+type KeyError struct {
+	msg  string
+	hint string
+}
+
+func (e *KeyError) Error() string { return e.msg }
+func (e *KeyError) Unwrap() error { return ErrUnknownKey }
+
+// Hint says how to name each request the key could mean.
+func (e *KeyError) Hint() string { return e.hint }
+
+// ambiguousKey is the error of key, which is the --key of the requests
+// keyed and the start of the identities of the requests prefixed: which
+// one a person meant cannot be told, so neither is picked.
+func ambiguousKey(key string, keyed, prefixed []string) error {
+	return &KeyError{
+		fmt.Sprintf(msgKeyAndPrefix, key, shortList(keyed), shortList(prefixed)),
+		fmt.Sprintf(hintKeyAndPrefix, keyed[0], prefixed[0]),
+	}
+}
+
+func identities(recs []store.Record) []string {
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.Identity
+	}
+	return ids
+}
+
+func shortList(ids []string) string {
+	short := make([]string, len(ids))
+	for i, id := range ids {
+		short[i] = dialog.ShortIdentity(id)
+	}
+	sort.Strings(short)
+	return strings.Join(short, ", ")
+}
+
+// WayOf names the way of asking of a record's Channel (Record.Channel, an
+// event's channel): "dialog" for none.
+func WayOf(channel string) string {
+	if channel == "" {
+		return wayDialog
+	}
+	return channel
+}
+
 // keyedVia is the identity of a request asked with --key key through the
 // Channel named channel, which the identity includes (dialog.Request.Via);
 // "" when channel is empty, as keyID covers a dialog's.
@@ -103,6 +159,9 @@ func keyedVia(key, channel string) string {
 
 // All returns every stored request.
 func (e *Engine) All() ([]Stored, error) {
+	if err := e.checkPaths(); err != nil {
+		return nil, err
+	}
 	recs, err := e.store.List()
 	out := make([]Stored, len(recs))
 	for i, r := range recs {
@@ -137,28 +196,49 @@ func keeping(rec store.Record) reuse {
 }
 
 // StatusOf returns what asking s's request again would report now, by
-// the reuse rules it was asked with. It collects nothing.
+// the reuse rules it was asked with (its --remember and --collect-within:
+// a run with other values may return what this says it would not, or the
+// other way round). It collects nothing. An ended request whose outcome
+// a run would not return (decide would ask again) is StatusStale, exit 3.
 func (e *Engine) StatusOf(s Stored) Result { return e.statusOf(s.rec) }
 
 func (e *Engine) statusOf(rec store.Record) Result {
-	if rec.Status.Final() && !keeping(rec).returns(rec, e.now()) {
-		msg := fmt.Sprintf(msgStale, rec.Status)
-		if rec.Status == store.Withdrawn {
-			msg = msgWithdrawnNoAnswer
+	if !rec.Status.Final() {
+		return fromRecord(rec, false, e.now())
+	}
+	first := sighting{rec: rec, found: true, first: true}
+	if next, _ := decide(first, rec.ContentHash, e.now(), keeping(rec), 1); next != stepReturn {
+		msg := fmt.Sprintf(msgStale, rec.Status, dialog.ClockSeconds(rec.EndedAt.Local(), e.now()), dialog.ShortDuration(rec.Remember))
+		why := msgStaleRetry
+		switch rec.Status {
+		case store.Withdrawn:
+			msg, why = msgWithdrawnNoAnswer, msgNoAnswerRetry
+		case store.Failed:
+			msg, why = fmt.Sprintf(msgStaleFailed, OneLine(rec.Reason)), msgFailedRetry
 		}
 		return Result{
-			Status: StatusPending, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
-			RequestedAt: rec.RequestedAt, ShouldRetry: true,
-			Message: msg, RetryReason: msgStaleRetry,
+			Status: StatusStale, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
+			Rendered: !rec.ShownAt.IsZero(), RequestedAt: rec.RequestedAt, AnsweredAt: rec.EndedAt,
+			ShouldRetry: true, Message: msg, RetryReason: why,
 		}
 	}
-	return fromRecord(rec, rec.Status.Final(), e.now())
+	r := fromRecord(rec, true, e.now())
+	if r.ExitCode != ExitInternal {
+		r.Message = fmt.Sprintf(msgStatusKept, fromRecord(rec, false, e.now()).Message, dialog.ClockSeconds(rec.EndedAt.Local(), e.now()), dialog.ShortDuration(rec.Remember))
+	}
+	return r
 }
 
 // Entry is one stored request as list and status show it.
 type Entry struct {
-	Identity      string    `json:"identity"`
-	Title         string    `json:"title"`
+	Identity string `json:"identity"`
+	// Key is the --key the request was asked with (a hook's is its host,
+	// tool and a hash of the call), which status, cancel and forget take.
+	Key   string `json:"key,omitempty"`
+	Title string `json:"title"`
+	// Channel names the way of asking when it was not a dialog, as the
+	// history's events do: "terminal" or "elicitation".
+	Channel       string    `json:"channel,omitempty"`
 	Status        string    `json:"status"`
 	HolderAlive   bool      `json:"holder_alive"`
 	Attempt       int       `json:"attempt"`
@@ -196,10 +276,12 @@ func (e *Engine) entryOf(r store.Record) Entry {
 	now := e.now()
 	en := Entry{
 		Identity:    r.Identity,
+		Key:         keyOf(r),
 		Title:       r.Title,
+		Channel:     r.Channel,
 		Status:      string(r.Status),
 		Attempt:     r.Attempt,
-		Reason:      r.Reason,
+		Reason:      OneLine(r.Reason),
 		RequestedAt: r.RequestedAt,
 		ShownAt:     r.ShownAt,
 		EndedAt:     r.EndedAt,
@@ -230,8 +312,23 @@ func (e *Engine) entryOf(r store.Record) Entry {
 	return en
 }
 
+// keyOf is the --key r's request was asked with, read from the request
+// it keeps; "" for none.
+func keyOf(r store.Record) string {
+	var req struct {
+		Key string `json:"key"`
+	}
+	if json.Unmarshal(r.Request, &req) != nil {
+		return ""
+	}
+	return req.Key
+}
+
 // Entries describes every stored request, oldest first.
 func (e *Engine) Entries() ([]Entry, error) {
+	if err := e.checkPaths(); err != nil {
+		return nil, err
+	}
 	recs, err := e.store.List()
 	if err != nil {
 		return nil, err
@@ -287,6 +384,9 @@ func (e *Engine) cancel(rec store.Record) (Result, CancelOutcome) {
 // alone: dropping one would let its next caller start a second dialog
 // beside the first.
 func (e *Engine) Forget(ids []string) (int, error) {
+	if err := e.checkPaths(); err != nil {
+		return 0, err
+	}
 	drop := map[string]bool{}
 	for _, id := range ids {
 		drop[id] = true
@@ -299,6 +399,9 @@ func (e *Engine) Forget(ids []string) (int, error) {
 // dialogs), and lock files of identities with no open request; then it
 // compacts the store when more than half of it is free.
 func (e *Engine) GC() (records, locks int, compacted bool, err error) {
+	if err := e.checkPaths(); err != nil {
+		return 0, 0, false, err
+	}
 	now := e.now()
 	records, err = e.store.Delete(func(r store.Record) bool {
 		if r.Status.Final() {
@@ -369,11 +472,31 @@ func (e *Engine) removeUnusedLocks() (int, error) {
 // request key names (its identity, --key or an identity prefix; "": every
 // request), oldest first, and how many unreadable lines were skipped.
 func (e *Engine) Events(since time.Duration, key string) (events []store.Event, bad int, err error) {
+	if err := e.checkPaths(); err != nil {
+		return nil, 0, err
+	}
 	all, bad, err := store.ReadEvents(e.paths.History)
 	if err != nil {
 		return nil, 0, err
 	}
 	keyID := dialog.Request{Key: key}.Identity()
+	if key != "" {
+		// A key that is both a --key and the start of another request's
+		// identity names neither, as Find has it.
+		keyed, prefixed := map[string]bool{}, map[string]bool{}
+		for _, ev := range all {
+			switch {
+			case ev.Identity == key:
+			case ev.Identity == keyID || ev.Identity == keyedVia(key, ev.Channel):
+				keyed[ev.Identity] = true
+			case matches(key, keyID, ev.Identity):
+				prefixed[ev.Identity] = true
+			}
+		}
+		if len(keyed) > 0 && len(prefixed) > 0 {
+			return nil, 0, ambiguousKey(key, slices.Sorted(maps.Keys(keyed)), slices.Sorted(maps.Keys(prefixed)))
+		}
+	}
 	events = []store.Event{}
 	for _, ev := range all {
 		if since > 0 && ev.Time.Before(e.now().Add(-since)) {
@@ -382,6 +505,9 @@ func (e *Engine) Events(since time.Duration, key string) (events []store.Event, 
 		if key != "" && !matches(key, keyID, ev.Identity) && ev.Identity != keyedVia(key, ev.Channel) {
 			continue
 		}
+		// Written before reasons were kept to one line, a dialog
+		// program's stderr would split the history's row.
+		ev.Reason = OneLine(ev.Reason)
 		events = append(events, ev)
 	}
 	return events, bad, nil

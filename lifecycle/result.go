@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 
@@ -52,8 +53,8 @@ type Result struct {
 }
 
 // The status words of a Result: one vocabulary with the store's. A request
-// that ended reports its record's status (store.Status); pending, headless
-// and error are outcomes no record ends with.
+// that ended reports its record's status (store.Status); pending, stale,
+// headless and error are outcomes no record ends with.
 const (
 	StatusApproved   = string(store.Approved)
 	StatusDenied     = string(store.Denied)
@@ -63,8 +64,13 @@ const (
 	StatusSuperseded = string(store.Superseded)
 	StatusWithdrawn  = string(store.Withdrawn)
 	StatusPending    = "pending"
-	StatusHeadless   = "headless"
-	StatusError      = "error"
+	// StatusStale is what status says of a request that ended and whose
+	// outcome a run of it would not return now (past its --remember, or
+	// a failure or withdrawal, which are never returned): running it
+	// again shows a new dialog, so it exits ExitPending.
+	StatusStale    = "stale"
+	StatusHeadless = "headless"
+	StatusError    = "error"
 )
 
 // fromRecord turns the record of this invocation's own request into a
@@ -101,11 +107,11 @@ func fromRecord(rec store.Record, remembered bool, now time.Time) Result {
 		r.Message = msgSuperseded
 	case store.Failed:
 		r.Status, r.ExitCode = StatusFailed, ExitFailed
-		r.Message = fmt.Sprintf(msgFailed, rec.Reason)
+		r.Message = fmt.Sprintf(msgFailed, OneLine(rec.Reason))
 		if rec.Phone == phoneOnly {
 			// No dialog was to be shown: the reason says what could not
 			// ask ("the phone could not ask: ...").
-			r.Message = fmt.Sprintf(msgFailedPhoneOnly, rec.Reason)
+			r.Message = fmt.Sprintf(msgFailedPhoneOnly, OneLine(rec.Reason))
 		}
 	case store.Withdrawn:
 		r.Status, r.ExitCode = StatusWithdrawn, ExitDenied
@@ -121,7 +127,7 @@ func fromRecord(rec store.Record, remembered bool, now time.Time) Result {
 		r.Status, r.ExitCode = StatusError, ExitInternal
 		r.Message = fmt.Sprintf(msgUnknownStatus, rec.Status)
 	}
-	r.Warning = rec.Note
+	r.Warning = OneLine(rec.Note)
 	if rec.AnsweredBy == wayPhone && (r.ExitCode == ExitApproved || r.ExitCode == ExitDenied) {
 		r.AnsweredBy = rec.AnsweredBy
 		r.Message = fmt.Sprintf(msgAnsweredBy, r.Message)
@@ -163,13 +169,33 @@ func answered(r *Result, rec store.Record, now time.Time) {
 	}
 }
 
+// OneLine is s as one line of a message, a history event or a list: a
+// dialog program's error carries its stderr, which ends in a newline and
+// may hold several lines (GTK's warnings). Every run of white space
+// becomes one space, other control characters are dropped, and none is
+// kept at either end.
+func OneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) && strings.TrimSpace(s) == s && !strings.Contains(s, "  ") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.Map(func(c rune) rune {
+		switch {
+		case unicode.IsSpace(c):
+			return ' '
+		case unicode.IsControl(c):
+			return -1
+		}
+		return c
+	}, s)), " ")
+}
+
 // ErrorResult is the result of a request that could not be made: err's
 // text as the message and code, never ExitApproved, as the exit code.
 func ErrorResult(key string, code ExitCode, err error) Result {
 	if code == ExitApproved {
 		code = ExitInternal
 	}
-	return Result{Status: StatusError, ExitCode: code, Key: key, Message: err.Error()}
+	return Result{Status: StatusError, ExitCode: code, Key: key, Message: OneLine(err.Error())}
 }
 
 // pending is the result of a request that is being asked, or about to be,

@@ -17,15 +17,15 @@ import (
 // in this process that asks through ch; either asks on the phone too as
 // phone says. It re-checks the record under the
 // identity's lock, so an answer that landed since the waiter looked is
-// never overwritten.
-func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content string, attempt int) (bool, error) {
+// never overwritten. It returns the record it wrote when it started.
+func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content string, attempt int) (store.Record, bool, error) {
 	if err := store.EnsureDir(e.paths.Locks); err != nil {
-		return false, err
+		return store.Record{}, false, err
 	}
 	id := c.Request.Identity()
 	lock, ok, err := platform.TryLock(e.paths.LockFile(id))
 	if err != nil || !ok {
-		return false, err
+		return store.Record{}, false, err
 	}
 	handedOver := false
 	defer func() {
@@ -37,7 +37,7 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 	// answer never needs it.
 	payload, err := json.Marshal(c.Request)
 	if err != nil {
-		return false, err
+		return store.Record{}, false, err
 	}
 	if seen.found && seen.rec.HolderPID != 0 && !seen.rec.Status.Final() {
 		// We hold the lock, so that holder is dead; its dialog may not be.
@@ -54,21 +54,21 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 		return true, nil
 	})
 	if errors.Is(err, changed) {
-		return false, nil
+		return store.Record{}, false, nil
 	}
 	if err != nil {
-		return false, err
+		return store.Record{}, false, err
 	}
 	e.logEventOrWarn("requested", rec, "", "")
 	if ch != nil {
 		handedOver = true
 		e.showHere(ch, id, content, lock)
-		return true, nil
+		return rec, true, nil
 	}
 	if err := e.startHolder(holderArgs(id, content), lock); err != nil {
 		e.finish(id, content, 0, store.Failed, fmt.Sprintf(msgHolderStart, err))
 	}
-	return true, nil
+	return rec, true, nil
 }
 
 // requestRecord is the record of c's request, asked now for the attempt

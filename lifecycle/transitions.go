@@ -89,7 +89,7 @@ func (e *Engine) end(id, content string, holderPID int, end ending) (store.Recor
 		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
 			return false, nil
 		}
-		rec.Status, rec.Reason, rec.EndedAt = status, reason, e.now()
+		rec.Status, rec.Reason, rec.EndedAt = status, OneLine(reason), e.now()
 		rec.Uncollected = status.Answer() && !received
 		if status == store.Approved {
 			rec.Answers, rec.Typed, rec.ApprovedFor = end.answer.Values, end.answer.Typed, end.answer.For
@@ -163,11 +163,20 @@ func (e *Engine) closeRequest(rec store.Record, status store.Status) error {
 	return err
 }
 
-// headless applies IfHeadless when nobody can be asked.
+// headless applies IfHeadless when nobody can be asked. Where there is a
+// display but nothing to show a dialog on it with (platform.Session's
+// NoBackend), the dialog could not be shown: exit 6 with the session's
+// hint (install zenity), and IfHeadless, which is for a machine without a
+// display, does not apply.
 func (e *Engine) headless(c Call, id string, session platform.Session) Result {
 	why := session.Reason
 	rec := store.Record{Identity: id, Title: c.Request.Title, MessageHash: messageHash(c.Request.Message), Origin: c.Request.Origin}
 	r := Result{Key: id}
+	if session.NoBackend() {
+		e.logEventOrWarn(eventFor(store.Failed), rec, string(store.Failed), why)
+		r.Status, r.ExitCode, r.Message, r.Hint = StatusFailed, ExitFailed, fmt.Sprintf(msgFailed, why), session.Hint
+		return r
+	}
 	switch c.IfHeadless {
 	case IfHeadlessApprove:
 		// The one approval without a click: it must be on record first.
@@ -193,8 +202,12 @@ func (e *Engine) headless(c Call, id string, session platform.Session) Result {
 
 // Headless is what a session where nobody can be asked means for a person
 // checking it (ask-confirm doctor): exit 4, with the session's own hint, or
-// else the general one.
+// else the general one; exit 6, as a request would give, where a display
+// has no dialog program.
 func Headless(s platform.Session) Result {
+	if s.NoBackend() {
+		return Result{Status: StatusFailed, ExitCode: ExitFailed, Message: fmt.Sprintf(msgFailed, s.Reason), Hint: s.Hint}
+	}
 	r := Result{Status: StatusHeadless, ExitCode: ExitHeadless, Message: fmt.Sprintf(msgHeadless, s.Reason), Hint: s.Hint, Headless: true}
 	if r.Hint == "" {
 		r.Hint = hintHeadless

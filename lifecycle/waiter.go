@@ -23,6 +23,9 @@ func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
+	if err := e.checkPaths(); err != nil {
+		return e.StoreError(c.Request.Identity(), err), nil
+	}
 	if r, ok := e.rememberedByDialog(ctx, c); ok {
 		return r, nil
 	}
@@ -81,6 +84,11 @@ type waiter struct {
 	deadline time.Time
 	// acted: this invocation started or joined this request's dialog.
 	acted bool
+	// own is this request's record as last seen (ownSeen): what a
+	// caller whose request a newer one replaced reports, since by then
+	// the store may hold only the newer request's.
+	own     store.Record
+	ownSeen bool
 	// looked: it has looked once; over: its wait has ended since.
 	looked, over bool
 	// session is what Detect said, asked once and only when needed.
@@ -130,9 +138,7 @@ func (w *waiter) run(ctx context.Context) Result {
 		case stepPending:
 			return pending(w.id)
 		case stepReplaced:
-			rec := s.rec
-			rec.Status, rec.EndedAt = store.Superseded, time.Time{}
-			return fromRecord(rec, false, e.now())
+			return w.replaced(s.rec)
 		case stepGiveUp:
 			return e.giveUp(s.rec, maxAttempts)
 		case stepSupersede:
@@ -172,6 +178,24 @@ func (w *waiter) joining(rec store.Record) {
 	if (w.c.Remote == remote.ModeAlso || w.c.Remote == remote.ModeOnly) && rec.Phone == phoneNo && rec.ContentHash == w.content {
 		w.e.warn(errors.New(msgPhoneNotJoined))
 	}
+}
+
+// replaced is the outcome of this invocation's request, which the newer
+// request newer (same key, other content) replaced: superseded, told from
+// this request's own record as last seen, not from the newer one's. It
+// ended no later than the newer request was asked (the older one is
+// closed first), which is when it is reported to have ended unless its
+// own record said.
+func (w *waiter) replaced(newer store.Record) Result {
+	rec := store.Record{Identity: newer.Identity}
+	if w.ownSeen {
+		rec = w.own
+	}
+	if !rec.Status.Final() || rec.EndedAt.IsZero() {
+		rec.EndedAt = newer.RequestedAt
+	}
+	rec.Status = store.Superseded
+	return fromRecord(rec, false, w.e.now())
 }
 
 // follow marks this invocation as following the request it started or
@@ -220,10 +244,13 @@ func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
 		r := e.headless(w.c, w.id, *w.session)
 		return &r, false
 	}
-	started, err := e.spawn(w.c, ch, phone, s, w.content, attempt)
+	rec, started, err := e.spawn(w.c, ch, phone, s, w.content, attempt)
 	if err != nil {
 		r := e.StoreError(w.id, err)
 		return &r, false
+	}
+	if started {
+		w.own, w.ownSeen = rec, true
 	}
 	if started && (w.c.UntilEnd || ch != nil && ch.Attached) {
 		// This invocation now asks (in its own process, for an Attached
@@ -242,6 +269,12 @@ func (w *waiter) look() (sighting, error) {
 	var err error
 	if s.rec, s.found, err = w.e.store.Get(w.id); err != nil {
 		return s, err
+	}
+	if s.found && s.rec.ContentHash == w.content && (w.acted || !s.rec.Status.Final()) {
+		// This request as it stands: the open one this invocation joins
+		// or follows, or how it ended. An ended one on a first look may be
+		// an older asking's, which a start replaces (ask).
+		w.own, w.ownSeen = s.rec, true
 	}
 	s.alive, err = platform.LockHeld(w.lockPath)
 	return s, err

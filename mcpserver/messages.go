@@ -22,6 +22,7 @@ const (
 	mcpHeadlessAuto  = "No dialog or form was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment), or use a client that shows MCP elicitation forms."
 	mcpNoForm        = "No form was shown, so nobody approved. Do not proceed. This server asks only through the client's form (--ask-with elicitation): the person must use a client that shows MCP elicitation forms, or start the server with --ask-with auto where it can show a dialog."
 	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling the same tool again with the same arguments asks the person again."
+	mcpStaleNoAnswer = "%s Calling the same tool again with the same arguments asks the person again."
 	mcpCancelDone    = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
 	mcpCancelTooLate = "Too late to cancel: the request had already ended. %s"
 	mcpNothingOpen   = "Nothing to cancel: the request already ended %s."

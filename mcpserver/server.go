@@ -294,8 +294,13 @@ func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, in keyArgs) (
 	if rec.Kind != dialog.Confirm {
 		text = askText(r, rec.Kind, s.engine.Now())
 	}
-	if r.Status == lifecycle.StatusPending && rec.Final {
+	switch {
+	case r.Status != lifecycle.StatusStale:
+	case rec.Status == lifecycle.StatusApproved || rec.Status == lifecycle.StatusDenied || rec.Status == lifecycle.StatusCancelled || rec.Status == lifecycle.StatusExpired:
 		text = fmt.Sprintf(mcpStale, rec.Status)
+	default:
+		// A failure or a withdrawal was never an answer to grow old.
+		text = fmt.Sprintf(mcpStaleNoAnswer, sentence(r.Message))
 	}
 	res, out, err := s.answer(r, text)
 	if err != nil {

@@ -33,7 +33,7 @@ type keyArgs struct {
 // of ask-confirm --json that a caller acts on. Message is the same sentence
 // as the text content.
 type toolOutput struct {
-	Status      string `json:"status" jsonschema:"approved is the only yes (for ask, see answer); pending means call the same tool again with the same arguments; denied, cancelled, expired, headless, failed, superseded and withdrawn mean there is no answer: do not proceed as if there were one"`
+	Status      string `json:"status" jsonschema:"approved is the only yes (for ask, see answer); pending means call the same tool again with the same arguments; stale (status only) means the last answer is no longer given: asking again asks the person again; denied, cancelled, expired, headless, failed, superseded and withdrawn mean there is no answer: do not proceed as if there were one"`
 	ShouldRetry bool   `json:"should_retry" jsonschema:"true while the question is open: call the same tool again with the same arguments"`
 	Key         string `json:"key" jsonschema:"the request's identity, for the status and cancel tools"`
 	Remembered  bool   `json:"remembered" jsonschema:"true when the answer was given before this call and returned from the store"`

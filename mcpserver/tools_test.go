@@ -1132,3 +1132,21 @@ func TestHelpExampleNamesTheAbsolutePath(t *testing.T) {
 		}
 	}
 }
+
+// The status tool says of a failed request that it was never an answer,
+// and that calling again asks anew: "stale", as ask-confirm status says,
+// never an answer older than the remember window.
+func TestStatusOfAFailedRequestIsStale(t *testing.T) {
+	env := newTestEnv(t).holding()
+	ts := env.connect(0)
+	expectResult(t, ts.call("confirm", map[string]any{"message": "Deploy to production?"}), lifecycle.StatusPending, mcpPending)
+	id := ts.identityOf("Deploy to production?")
+	env.answer(id, store.Failed)
+	c := ts.call("status", map[string]any{"key": id})
+	if c.res.IsError || c.out.Status != lifecycle.StatusStale || !c.out.ShouldRetry || c.out.Remembered {
+		t.Fatalf("status of a failed request: %+v", c.out)
+	}
+	if !strings.Contains(c.text, "The dialog could not be shown") || !strings.Contains(c.text, "asks the person again") || strings.Contains(c.text, "remember window") {
+		t.Fatalf("status text %q", c.text)
+	}
+}

@@ -64,6 +64,13 @@ type Session struct {
 	Notes []string
 }
 
+// NoBackend reports whether s has a display, but nothing that can show a
+// dialog on it (no dialog program on PATH): a dialog that cannot be shown,
+// rather than nobody to show it to.
+func (s Session) NoBackend() bool {
+	return !s.CanAsk && s.Kind != "" && s.Kind != KindHeadless
+}
+
 // Detect inspects the current session: display or GUI session, and the
 // dialog backend. It is cheap enough to call before every dialog: on Linux
 // it connects to the display's socket, on macOS it runs launchctl, which

@@ -62,3 +62,32 @@ func TestEnsureDirRefusesOtherOwner(t *testing.T) {
 		}
 	}
 }
+
+// Paths.Check refuses ask-confirm's own state directory when another user
+// owns it, naming it, before anything is made inside.
+func TestPathsCheckRefusesOtherOwnersStateDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	base := t.TempDir()
+	p := Paths{
+		DB:      filepath.Join(base, "cache", "ask-confirm", "answers.db"),
+		Locks:   filepath.Join(base, "state", "ask-confirm", "locks"),
+		History: filepath.Join(base, "state", "ask-confirm", "history.jsonl"),
+	}
+	if err := p.Check(); err != nil {
+		t.Fatalf("Check of paths not made yet: %v", err)
+	}
+	state := filepath.Dir(p.History)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(state, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Check()
+	var unsafe *UnsafePathError
+	if !errors.Is(err, ErrUnsafeDir) || !errors.As(err, &unsafe) || unsafe.Path != state || unsafe.Problem != ProblemNotMine {
+		t.Fatalf("Check = %v, want %s refused as another user's", err, state)
+	}
+}

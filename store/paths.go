@@ -50,8 +50,61 @@ func (p Paths) WatchFile(id string) string {
 }
 
 // ErrUnsafeDir is returned when a directory ask-confirm would write to is a
-// symbolic link, is not a directory, or belongs to another user.
+// symbolic link, is not a directory, or belongs to another user, and when
+// one of its files is a symbolic link, not a regular file or another
+// user's. The error is an *UnsafePathError, which names the path.
 var ErrUnsafeDir = errors.New("unsafe directory")
+
+// UnsafePathError is the error, matching ErrUnsafeDir, of a path that is
+// not safe to keep answers in: Problem is PathProblem's reason.
+type UnsafePathError struct {
+	Path    string
+	Problem string
+	// Dir is true for a directory, false for a file.
+	Dir bool
+}
+
+func (e *UnsafePathError) Error() string {
+	return fmt.Sprintf("%v: %s %s", ErrUnsafeDir, e.Path, e.Problem)
+}
+
+// Is makes errors.Is(err, ErrUnsafeDir) true.
+func (e *UnsafePathError) Is(target error) bool { return target == ErrUnsafeDir }
+
+// Check refuses p's directories (the answers' directory, the state
+// directory and its locks directory) and its two files (the answers and
+// the history) where one exists and is not safe (PathProblem): a
+// symbolic link, the wrong kind of file, or another user's. A path that
+// does not exist yet passes: it is made safe when it is created. Only
+// ask-confirm's own directories are checked, not the XDG homes above
+// them, which a person may well keep behind a link.
+//
+// It is what every run checks before it asks anything or reads what is
+// kept, so that no dialog is shown, and no lock made, through a link.
+func (p Paths) Check() error {
+	for _, c := range []struct {
+		path string
+		dir  bool
+	}{
+		{filepath.Dir(p.DB), true},
+		{p.DB, false},
+		{filepath.Dir(p.History), true},
+		{p.Locks, true},
+		{p.History, false},
+	} {
+		fi, err := os.Lstat(c.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("checking %s: %w", c.path, err)
+		}
+		if problem := PathProblem(fi, c.dir); problem != "" {
+			return &UnsafePathError{Path: c.path, Problem: problem, Dir: c.dir}
+		}
+	}
+	return nil
+}
 
 // EnsureDir creates dir (and missing parents) with mode 0700 and checks that
 // it is safe to keep answers in: a real directory, owned by the current
@@ -110,7 +163,7 @@ func checkDir(dir string) (fs.FileInfo, error) {
 		return nil, fmt.Errorf("checking %s: %w", dir, err)
 	}
 	if problem := PathProblem(fi, true); problem != "" {
-		return nil, fmt.Errorf("%w: %s %s", ErrUnsafeDir, dir, problem)
+		return nil, &UnsafePathError{Path: dir, Problem: problem, Dir: true}
 	}
 	return fi, nil
 }

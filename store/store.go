@@ -230,7 +230,7 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	fi, err := os.Lstat(s.path)
 	if err == nil {
 		if problem := PathProblem(fi, false); problem != "" {
-			return nil, fmt.Errorf("%w: %s %s", ErrUnsafeDir, s.path, problem)
+			return nil, &UnsafePathError{Path: s.path, Problem: problem}
 		}
 	}
 	if err == nil && fi.Size() == 0 {

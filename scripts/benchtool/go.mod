@@ -16,6 +16,7 @@ require (
 	github.com/randall77/makefat v0.0.0-20260406194835-1b91746796b7 // indirect
 	golang.org/x/image v0.44.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.40.0 // indirect
 )
 
 replace github.com/ask-confirm/ask-confirm => ../..
