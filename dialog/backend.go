@@ -173,7 +173,7 @@ func choose(r Request, text string, opts []zenity.Option) (Answer, error) {
 		return ans, err
 	}
 	// The person's own answer, asked next in the same request.
-	own, err := input(Request{Title: r.Title, OKLabel: r.OKLabel, CancelLabel: r.CancelLabel}, text+"\n\n"+otherPrompt, base)
+	own, err := askOwn(r, text, base, ownTooSoon)
 	if err != nil || !own.Approved {
 		return own, err
 	}
@@ -238,6 +238,36 @@ func indexOf(list []string, s string) int {
 }
 
 // input shows an entry and returns its text, which may be empty.
+const (
+	// ownTooSoon is the earliest a person cancels the text field that
+	// picking Other… opens: they have just asked for it. The list's
+	// program ends as the field's starts, and GNOME zenity now and then
+	// dies as it starts (see Notice), with Cancel's code, which the
+	// engine, timing the whole request, would take for the person's.
+	ownTooSoon = time.Second
+	// ownRestarts is how many times the field is shown again.
+	ownRestarts = 3
+)
+
+// askOwn asks for the person's own answer after Other… was picked in r's
+// list: a text field under text. A field that ends with Cancel's code
+// sooner than tooSoon is shown again, at most ownRestarts times, and then
+// the request is an error, never a person's Cancel.
+func askOwn(r Request, text string, opts []zenity.Option, tooSoon time.Duration) (Answer, error) {
+	field := Request{Title: r.Title, OKLabel: r.OKLabel, CancelLabel: r.CancelLabel}
+	for restarts := 0; ; restarts++ {
+		started := time.Now()
+		own, err := input(field, text+"\n\n"+otherPrompt, opts)
+		cancelled := errors.Is(err, zenity.ErrCanceled) || err == nil && !own.Approved
+		if !cancelled || time.Since(started) >= tooSoon {
+			return own, err
+		}
+		if restarts == ownRestarts {
+			return Answer{}, fmt.Errorf(msgOwnFieldDied, restarts+1)
+		}
+	}
+}
+
 func input(r Request, text string, opts []zenity.Option) (Answer, error) {
 	if r.Text != "" {
 		opts = append(opts, zenity.EntryText(r.Text))
@@ -271,3 +301,7 @@ const answerField = "the text typed"
 const defaultMark = " (default)"
 
 const msgNotAnOption = "the dialog returned %q, which is none of the options"
+
+// msgOwnFieldDied is the error of a text field for an answer of one's own
+// that ended as it started every time it was shown.
+const msgOwnFieldDied = "the text field for an answer of one's own ended as it started, %d times"

@@ -188,7 +188,12 @@ start_xvfb() {
     [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break
   done
   XVFB_LOG=$(mktemp)
-  Xvfb ":$n" -screen 0 1920x1200x24 -nolisten tcp >"$XVFB_LOG" 2>&1 &
+  # -noreset: without it the server resets each time its last client
+  # leaves, and a dialog program that connects during the reset (the
+  # next dialog of a test, the text field after a list's Other…) cannot
+  # open the display, exits with Cancel's code, and reads as a person's
+  # Cancel. A desktop's X server always has clients, and never resets so.
+  Xvfb ":$n" -screen 0 1920x1200x24 -nolisten tcp -noreset >"$XVFB_LOG" 2>&1 &
   XVFB_PID=$!
   at_exit "kill $XVFB_PID 2>/dev/null || true; rm -f '$XVFB_LOG'"
   local i
