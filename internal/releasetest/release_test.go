@@ -6,7 +6,7 @@
 // installed into a scratch root, where the programs run, the man page
 // renders and bash completes a flag; the .rpm's files and scripts (rpm
 // -qpl), the .apk's files, the Homebrew formula (ruby -c), the Scoop and
-// winget manifests with their URLs and hashes; and a second build of the
+// winget manifests with their URLs and hashes, the SBOMs; and a second build of the
 // same commit, byte for byte the same. scripts/test runs scripts/release
 // twice and then this:
 //
@@ -105,13 +105,14 @@ func (r release) archiveName(goos, arch string) string {
 	return r.name(goos, arch) + ".tar.gz"
 }
 
-// The release directory holds the six archives, the six packages, the
-// checksum file and the manifests, and every checksum matches.
+// The release directory holds the six archives with an SBOM each, the six
+// packages, the checksum file and the manifests, and every checksum
+// matches.
 func TestReleaseFilesAndChecksums(t *testing.T) {
 	r := load(t)
 	var want []string
 	for _, tg := range targets {
-		want = append(want, r.archiveName(tg.os, tg.arch))
+		want = append(want, r.archiveName(tg.os, tg.arch), r.archiveName(tg.os, tg.arch)+".sbom.json")
 	}
 	for _, format := range packageFormats {
 		want = append(want, r.name("amd64")+"."+format, r.name("arm64")+"."+format)
@@ -665,6 +666,54 @@ func TestWingetManifests(t *testing.T) {
 func yamlAsJSON(t *testing.T, path string) []byte {
 	t.Helper()
 	return []byte(run(t, "ruby", "-ryaml", "-rjson", "-e", "print JSON.generate(YAML.safe_load(File.read(ARGV[0])))", path))
+}
+
+// Each archive's SBOM is CycloneDX JSON about the module for the archive's
+// OS and architecture, and lists the modules the programs are built from,
+// at the versions go.mod requires.
+func TestSBOMs(t *testing.T) {
+	r := load(t)
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		name := r.archiveName(tg.os, tg.arch) + ".sbom.json"
+		var bom struct {
+			BOMFormat, SpecVersion, SerialNumber string
+			Metadata                             struct {
+				Timestamp string
+				Component struct{ Name, Purl string }
+			}
+			Components []struct{ Name, Version string }
+		}
+		b, err := os.ReadFile(filepath.Join(r.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &bom); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if bom.BOMFormat != "CycloneDX" || bom.SpecVersion == "" {
+			t.Errorf("%s is %q %q, not CycloneDX", name, bom.BOMFormat, bom.SpecVersion)
+		}
+		// A serial number or a time would make two builds differ.
+		if bom.SerialNumber != "" || bom.Metadata.Timestamp != "" {
+			t.Errorf("%s has the serial number %q and the time %q", name, bom.SerialNumber, bom.Metadata.Timestamp)
+		}
+		if c := bom.Metadata.Component; c.Name != "github.com/ask-confirm/ask-confirm" || !strings.Contains(c.Purl, "goarch="+tg.arch+"&goos="+tg.os) {
+			t.Errorf("%s is about %s (%s), not the module for %s/%s", name, c.Name, c.Purl, tg.os, tg.arch)
+		}
+		versions := map[string]string{}
+		for _, c := range bom.Components {
+			versions[c.Name] = c.Version
+		}
+		for _, m := range []string{"github.com/spf13/cobra", "github.com/ncruces/zenity", "go.etcd.io/bbolt", "github.com/modelcontextprotocol/go-sdk"} {
+			if v := versions[m]; v == "" || !strings.Contains(string(gomod), "\t"+m+" "+v+"\n") {
+				t.Errorf("%s lists %s at %q, not at go.mod's version", name, m, v)
+			}
+		}
+	}
 }
 
 // Two builds of one commit are the same, byte for byte: every archive,
