@@ -72,11 +72,29 @@ Exit codes:
 	return c
 }
 
-// exitCodeTable is lifecycle.ExitCodes as the help text shows it.
-func exitCodeTable() string {
+// exitCodeTable is lifecycle.ExitCodes as a command's --help shows it:
+// each meaning's first sentence, one short clause a line.
+func exitCodeTable() string { return exitCodeLines(true) }
+
+// exitCodeLines is lifecycle.ExitCodes as the help prints it: with brief,
+// each meaning's first sentence on its line; else each meaning whole (help
+// exit-codes), wrapped under itself past 80 columns.
+func exitCodeLines(brief bool) string {
 	var b strings.Builder
 	for _, ec := range lifecycle.ExitCodes {
-		fmt.Fprintf(&b, "  %d  %s\n", ec.Code, strings.ReplaceAll(ec.Meaning, "`", ""))
+		meaning := strings.ReplaceAll(ec.Meaning, "`", "")
+		if brief {
+			meaning, _, _ = strings.Cut(meaning, ". ")
+		}
+		line := fmt.Sprintf("  %d ", ec.Code)
+		for _, word := range strings.Fields(meaning) {
+			if !brief && len(line)+1+len(word) > 80 {
+				b.WriteString(line + "\n")
+				line = "    "
+			}
+			line += " " + word
+		}
+		b.WriteString(line + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

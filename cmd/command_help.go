@@ -21,7 +21,7 @@ type helpTopic struct {
 
 func helpTopics() []helpTopic {
 	return []helpTopic{
-		{"exit-codes", "what each exit code means", func() string { return topicExitCodes + exitCodeTable() }},
+		{"exit-codes", "what each exit code means", func() string { return topicExitCodes + exitCodeLines(false) + "\n" }},
 		{"json", "the fields of --json's one object", jsonTopic},
 		{"identity", "what makes two requests one, and the two clocks", func() string { return topicIdentity }},
 		{"terminal", "when the question is asked on the terminal", func() string { return topicTerminal }},

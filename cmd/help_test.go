@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
@@ -28,7 +29,8 @@ func TestHelpTopics(t *testing.T) {
 	}
 	r := f.runRaw("help", "exit-codes")
 	for _, c := range lifecycle.ExitCodes {
-		if !strings.Contains(r.stdout, strings.ReplaceAll(c.Meaning, "`", "")) {
+		// The page wraps a long meaning under itself.
+		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), strings.ReplaceAll(c.Meaning, "`", "")) {
 			t.Errorf("help exit-codes lacks %d: %s", c.Code, c.Meaning)
 		}
 	}
@@ -41,6 +43,22 @@ func TestHelpTopics(t *testing.T) {
 	f.expectCode(r, lifecycle.ExitUsage)
 	if !strings.Contains(r.stderr, `"exit-code" is neither a command nor a help topic`) || !strings.Contains(r.stderr, strings.Join(topicNames(), ", ")) {
 		t.Errorf("an unknown topic says:\n%s", r.stderr)
+	}
+}
+
+// ask-confirm --help, gc --help and help exit-codes fit in 120 columns: a
+// --help line is one short clause, and its detail is on the topic's page
+// or the command's own help, wrapped.
+func TestHelpLinesFitIn120Columns(t *testing.T) {
+	f := newCLIFixture(t)
+	for _, args := range [][]string{{"--help"}, {"gc", "--help"}, {"help", "exit-codes"}} {
+		r := f.runRaw(args...)
+		f.expectCode(r, lifecycle.ExitApproved)
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > 120 {
+				t.Errorf("ask-confirm %s: a line of %d columns:\n%s", strings.Join(args, " "), n, line)
+			}
+		}
 	}
 }
 

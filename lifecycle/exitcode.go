@@ -26,14 +26,15 @@ const (
 )
 
 // ExitCodes is the table of exit codes with what each means, in order: the
-// one definition that the command's help text prints and that README.md's
-// table must match.
+// one definition that the help prints and that README.md's table must
+// match. A command's --help shows each meaning's first sentence, one short
+// clause; help exit-codes shows it whole.
 var ExitCodes = []struct {
 	Code    ExitCode
 	Meaning string
 }{
 	{ExitApproved, "approved by a person, now, collected by a later run, or within the remember window"},
-	{ExitDenied, "denied: Cancel, Esc, window closed, cancelled by `ask-confirm cancel`, or withdrawn by an agent hook that handed the question back to its host"},
+	{ExitDenied, "denied: Cancel, Esc, window closed, or cancelled by `ask-confirm cancel`. Also a request withdrawn by an agent hook that handed the question back to its host"},
 	{ExitUsage, "usage error or invalid input"},
 	{ExitPending, "pending: the dialog is still open when `--wait` runs out. Run the same command again to collect the answer"},
 	{ExitHeadless, "nobody can be asked: no display or interactive session, and no `--if-headless` default"},

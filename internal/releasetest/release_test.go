@@ -1,12 +1,17 @@
 //go:build release
 
-// Package releasetest checks what scripts/release built, as a person who
-// downloads it would meet it: the archives' contents, the checksums, the
-// .deb's control data, lintian's verdict, and the .deb installed into a
-// scratch root, where the programs run, the man page renders and bash
-// completes a flag. scripts/test runs scripts/release and then this:
+// Package releasetest checks what scripts/release built with GoReleaser, as
+// a person who downloads it would meet it: the archives' contents, the
+// checksums, the .deb's control data, lintian's verdict, and the .deb
+// installed into a scratch root, where the programs run, the man page
+// renders and bash completes a flag; the .rpm's files and scripts (rpm
+// -qpl), the .apk's files, the Homebrew formula (ruby -c), the Scoop and
+// winget manifests with their URLs and hashes, the SBOMs; and a second build of the
+// same commit, byte for byte the same. scripts/test runs scripts/release
+// twice and then this:
 //
-//	ASK_CONFIRM_RELEASE_DIR=DIR ASK_CONFIRM_RELEASE_VERSION=V go test -tags release ./internal/releasetest
+//	ASK_CONFIRM_RELEASE_DIR=DIR ASK_CONFIRM_RELEASE_AGAIN_DIR=DIR2 ASK_CONFIRM_RELEASE_VERSION=V \
+//	  go test -tags release ./internal/releasetest
 package releasetest
 
 import (
@@ -20,6 +25,7 @@ import (
 	"debug/macho"
 	"debug/pe"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -36,6 +42,14 @@ var targets = []struct{ os, arch string }{
 }
 
 var programs = []string{"ask-confirm", "ask-confirm-askpass", "ask-confirm-mcp", "ask-confirm-phone"}
+
+// packageFormats are the Linux packages, each for amd64 and arm64.
+var packageFormats = []string{"apk", "deb", "rpm"}
+
+// manifests are what installs the archives elsewhere, written beside them:
+// the Homebrew formula, the Scoop manifest and the winget manifests.
+var manifests = []string{"ask-confirm.rb", "ask-confirm.json", "ask-confirm.ask-confirm.installer.yaml",
+	"ask-confirm.ask-confirm.locale.en-US.yaml", "ask-confirm.ask-confirm.yaml"}
 
 type release struct {
 	dir, version string
@@ -83,19 +97,26 @@ func (r release) name(parts ...string) string {
 	return "ask-confirm_" + r.version + "_" + strings.Join(parts, "_")
 }
 
-// The release directory holds the six archives, the two packages and the
-// checksum file, and every checksum matches.
+// archiveName is the archive of one target.
+func (r release) archiveName(goos, arch string) string {
+	if goos == "windows" {
+		return r.name(goos, arch) + ".zip"
+	}
+	return r.name(goos, arch) + ".tar.gz"
+}
+
+// The release directory holds the six archives with an SBOM each, the six
+// packages, the checksum file and the manifests, and every checksum
+// matches.
 func TestReleaseFilesAndChecksums(t *testing.T) {
 	r := load(t)
 	var want []string
 	for _, tg := range targets {
-		ext := ".tar.gz"
-		if tg.os == "windows" {
-			ext = ".zip"
-		}
-		want = append(want, r.name(tg.os, tg.arch)+ext)
+		want = append(want, r.archiveName(tg.os, tg.arch), r.archiveName(tg.os, tg.arch)+".sbom.json")
 	}
-	want = append(want, r.name("amd64")+".deb", r.name("arm64")+".deb")
+	for _, format := range packageFormats {
+		want = append(want, r.name("amd64")+"."+format, r.name("arm64")+"."+format)
+	}
 	sums := r.name("checksums.txt")
 	var got []string
 	entries, err := os.ReadDir(r.dir)
@@ -107,8 +128,8 @@ func TestReleaseFilesAndChecksums(t *testing.T) {
 		info, _ := e.Info()
 		t.Logf("%-44s %6d KiB", e.Name(), info.Size()/1024)
 	}
-	if !slices.Equal(got, slices.Sorted(slices.Values(append(slices.Clone(want), sums)))) {
-		t.Errorf("the release holds %v, want %v and %s", got, want, sums)
+	if all := append(append(slices.Clone(want), sums), manifests...); !slices.Equal(got, slices.Sorted(slices.Values(all))) {
+		t.Errorf("the release holds %v, want %v", got, all)
 	}
 	b, err := os.ReadFile(filepath.Join(r.dir, sums))
 	if err != nil {
@@ -138,18 +159,21 @@ func TestReleaseFilesAndChecksums(t *testing.T) {
 
 // Each archive holds exactly the four programs, built for its target,
 // the man pages, the completions, README.md, the docs and LICENSE, in one
-// directory of its name; the programs are executable.
+// directory of its name; the programs are executable. (GoReleaser writes
+// no entries for the directories, which tar and unzip make as they go.)
 func TestArchivesHoldExactlyTheExpectedFiles(t *testing.T) {
 	r := load(t)
 	for _, tg := range targets {
 		top := r.name(tg.os, tg.arch) + "/"
-		want := []string{top, top + "LICENSE", top + "README.md", top + "completions/", top + "completions/_ask-confirm",
-			top + "completions/ask-confirm.bash", top + "completions/ask-confirm.fish", top + "man/", top + "man/man1/"}
+		want := []string{top + "LICENSE", top + "README.md", top + "completions/_ask-confirm",
+			top + "completions/ask-confirm.bash", top + "completions/ask-confirm.fish"}
 		for _, p := range r.pages {
 			want = append(want, top+"man/man1/"+p)
 		}
 		for _, p := range r.docs {
-			want = append(want, top+p)
+			if !strings.HasSuffix(p, "/") {
+				want = append(want, top+p)
+			}
 		}
 		exe := ""
 		if tg.os == "windows" {
@@ -162,6 +186,9 @@ func TestArchivesHoldExactlyTheExpectedFiles(t *testing.T) {
 		files := readArchive(t, r, tg.os, tg.arch)
 		var got []string
 		for name, f := range files {
+			if strings.HasSuffix(name, "/") {
+				continue
+			}
 			got = append(got, name)
 			if slices.Contains(programs, strings.TrimSuffix(strings.TrimPrefix(name, top), exe)) {
 				if tg.os != "windows" && f.mode&0o111 != 0o111 {
@@ -330,8 +357,11 @@ func TestDebianPackageInstalled(t *testing.T) {
 		run(t, "dpkg-deb", "-x", deb, root)
 	}
 	bin := filepath.Join(root, "usr/bin")
-	if v := run(t, filepath.Join(bin, "ask-confirm"), "version"); !strings.HasPrefix(v, "ask-confirm v"+r.version+" (commit ") {
-		t.Errorf("ask-confirm version says %q", v)
+	// The stamp names this checkout's commit (GoReleaser without its git
+	// information stamps "none").
+	commit := strings.TrimSpace(run(t, "git", "rev-parse", "--short=12", "HEAD"))
+	if v := run(t, filepath.Join(bin, "ask-confirm"), "version"); !strings.HasPrefix(v, "ask-confirm v"+r.version+" (commit "+commit) {
+		t.Errorf("ask-confirm version says %q, want v%s and the commit %s", v, r.version, commit)
 	}
 	for _, p := range []string{"ask-confirm-mcp"} {
 		if h := run(t, filepath.Join(bin, p), "--help"); !strings.Contains(h, "Model Context Protocol") {
@@ -363,6 +393,361 @@ printf '%s\n' "${COMPREPLY[@]}"`
 	out, err := c.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "--timeout" {
 		t.Errorf("bash completes ask-confirm --tim to %q (%v), want --timeout", out, err)
+	}
+}
+
+// rpmArch and apkArch are the names RPM and Alpine give Go's
+// architectures.
+var (
+	rpmArch = map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
+	apkArch = rpmArch
+)
+
+// packageFiles are the files every package installs, and where each
+// distribution's zsh looks for completions.
+func (r release) packageFiles(zsh string, extra ...string) []string {
+	files := append([]string{"/usr/share/bash-completion/completions/ask-confirm",
+		"/usr/share/fish/vendor_completions.d/ask-confirm.fish", zsh + "/_ask-confirm"}, extra...)
+	for _, p := range programs {
+		files = append(files, "/usr/bin/"+p)
+	}
+	for _, p := range r.pages {
+		files = append(files, "/usr/share/man/man1/"+p+".gz")
+	}
+	slices.Sort(files)
+	return files
+}
+
+// The .rpm, read by rpm itself: its name, version and architecture, its
+// files (rpm -qpl), the dialog programs recommended, and no scripts.
+func TestRPMPackages(t *testing.T) {
+	r := load(t)
+	for _, arch := range []string{"amd64", "arm64"} {
+		pkg := filepath.Join(r.dir, r.name(arch)+".rpm")
+		// RPM, like Debian, sorts a pre-release's tilde before the release.
+		want := "ask-confirm " + strings.Replace(r.version, "-", "~", 1) + " " + rpmArch[arch]
+		if got := run(t, "rpm", "-qp", "--queryformat", "%{NAME} %{VERSION} %{ARCH}", pkg); got != want {
+			t.Errorf("%s is %q, want %q", pkg, got, want)
+		}
+		got := strings.Fields(run(t, "rpm", "-qpl", pkg))
+		if want := r.packageFiles("/usr/share/zsh/site-functions", "/usr/share/licenses/ask-confirm/LICENSE"); !slices.Equal(got, want) {
+			t.Errorf("rpm -qpl %s:\n  %v\nwant\n  %v", pkg, got, want)
+		}
+		if s := run(t, "rpm", "-qp", "--scripts", pkg); strings.TrimSpace(s) != "" {
+			t.Errorf("%s has scripts:\n%s", pkg, s)
+		}
+		if s := run(t, "rpm", "-qp", "--recommends", pkg); !strings.Contains(s, "zenity") || !strings.Contains(s, "qarma") {
+			t.Errorf("%s recommends %q, not the dialog programs", pkg, s)
+		}
+	}
+}
+
+// The .apk, listed as apk reads it (a concatenation of gzipped tar
+// sections: the control section's .PKGINFO, then the files): its name,
+// version and architecture, its files, and no install scripts.
+func TestAlpinePackages(t *testing.T) {
+	r := load(t)
+	for _, arch := range []string{"amd64", "arm64"} {
+		pkg := filepath.Join(r.dir, r.name(arch)+".apk")
+		f, err := os.Open(pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(gz)
+		var files []string
+		pkginfo := ""
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", pkg, err)
+			}
+			switch {
+			case h.Name == ".PKGINFO":
+				b, _ := io.ReadAll(tr)
+				pkginfo = string(b)
+			case strings.HasPrefix(h.Name, ".pre-") || strings.HasPrefix(h.Name, ".post-"):
+				t.Errorf("%s has the script %s", pkg, h.Name)
+			case strings.HasPrefix(h.Name, ".") || h.Typeflag == tar.TypeDir:
+			default:
+				files = append(files, "/"+h.Name)
+				if h.Uid != 0 || h.Gid != 0 {
+					t.Errorf("%s: %s is owned by %d:%d, not root", pkg, h.Name, h.Uid, h.Gid)
+				}
+			}
+		}
+		for _, want := range []string{"pkgname = ask-confirm\n", "pkgver = " + strings.Replace(r.version, "-", "_", 1), "arch = " + apkArch[arch] + "\n"} {
+			if !strings.Contains(pkginfo, want) {
+				t.Errorf("%s: .PKGINFO lacks %q:\n%s", pkg, want, pkginfo)
+			}
+		}
+		slices.Sort(files)
+		if want := r.packageFiles("/usr/share/zsh/site-functions", "/usr/share/licenses/ask-confirm/LICENSE"); !slices.Equal(files, want) {
+			t.Errorf("%s holds\n  %v\nwant\n  %v", pkg, files, want)
+		}
+	}
+}
+
+// sums are the release's checksums, by file name.
+func (r release) sums(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.dir, r.name("checksums.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		sum, file, _ := strings.Cut(line, "  ")
+		sums[file] = sum
+	}
+	return sums
+}
+
+// url is where a release's file is downloaded from.
+func (r release) url(file string) string {
+	return "https://github.com/ask-confirm/ask-confirm/releases/download/v" + r.version + "/" + file
+}
+
+// The Homebrew formula is Ruby that ruby -c accepts, and names each macOS
+// and Linux archive with its checksum, and installs the four programs, the
+// man pages and the completions from it.
+func TestHomebrewFormula(t *testing.T) {
+	r := load(t)
+	formula := filepath.Join(r.dir, "ask-confirm.rb")
+	if out := run(t, "ruby", "-c", formula); strings.TrimSpace(out) != "Syntax OK" {
+		t.Errorf("ruby -c %s: %s", formula, out)
+	}
+	b, err := os.ReadFile(formula)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	sums := r.sums(t)
+	// Each url line is followed by its archive's sha256 line.
+	var urls []string
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "url ") {
+			continue
+		}
+		url := strings.Trim(strings.TrimPrefix(line, "url "), `"`)
+		urls = append(urls, url)
+		file := filepath.Base(url)
+		if url != r.url(file) {
+			t.Errorf("the formula downloads %s, not from the release", url)
+		}
+		if i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) != `sha256 "`+sums[file]+`"` {
+			t.Errorf("the formula's checksum of %s is not the release's %s", file, sums[file])
+		}
+	}
+	var want []string
+	for _, tg := range targets {
+		if tg.os != "windows" {
+			want = append(want, r.url(r.archiveName(tg.os, tg.arch)))
+		}
+	}
+	slices.Sort(urls)
+	slices.Sort(want)
+	if !slices.Equal(urls, want) {
+		t.Errorf("the formula downloads\n  %v\nwant\n  %v", urls, want)
+	}
+	for _, s := range []string{`bin.install "ask-confirm", "ask-confirm-mcp", "ask-confirm-askpass", "ask-confirm-phone"`,
+		`man1.install Dir["man/man1/*.1"]`, `bash_completion.install`, `zsh_completion.install`, `fish_completion.install`} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the formula does not %s:\n%s", s, text)
+		}
+	}
+}
+
+// The Scoop manifest is JSON naming the Windows archives with their
+// checksums, and the four programs in them.
+func TestScoopManifest(t *testing.T) {
+	r := load(t)
+	var m struct {
+		Version      string `json:"version"`
+		Architecture map[string]struct {
+			URL  string   `json:"url"`
+			Hash string   `json:"hash"`
+			Bin  []string `json:"bin"`
+		} `json:"architecture"`
+	}
+	b, err := os.ReadFile(filepath.Join(r.dir, "ask-confirm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("ask-confirm.json: %v", err)
+	}
+	if m.Version != r.version {
+		t.Errorf("the Scoop manifest's version is %q", m.Version)
+	}
+	sums := r.sums(t)
+	for scoop, arch := range map[string]string{"64bit": "amd64", "arm64": "arm64"} {
+		a := m.Architecture[scoop]
+		file := r.archiveName("windows", arch)
+		if a.URL != r.url(file) || a.Hash != sums[file] {
+			t.Errorf("the Scoop manifest's %s is %s (%s), want %s (%s)", scoop, a.URL, a.Hash, r.url(file), sums[file])
+		}
+		for _, p := range programs {
+			if !slices.Contains(a.Bin, r.name("windows", arch)+"/"+p+".exe") {
+				t.Errorf("the Scoop manifest's %s does not install %s: %v", scoop, p, a.Bin)
+			}
+		}
+	}
+}
+
+// The winget manifests are YAML (read by Ruby's parser), of one package
+// and version, whose installers are the Windows archives with their
+// checksums, and which put the four programs on PATH.
+func TestWingetManifests(t *testing.T) {
+	r := load(t)
+	sums := r.sums(t)
+	var installer struct {
+		PackageIdentifier, PackageVersion, ManifestType string
+		Installers                                      []struct {
+			Architecture, InstallerUrl, InstallerSha256 string
+			NestedInstallerFiles                        []struct{ RelativeFilePath, PortableCommandAlias string }
+		}
+	}
+	for _, name := range manifests {
+		if !strings.HasSuffix(name, ".yaml") {
+			continue
+		}
+		var m struct{ PackageIdentifier, PackageVersion, ManifestType string }
+		data := yamlAsJSON(t, filepath.Join(r.dir, name))
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.PackageIdentifier != "ask-confirm.ask-confirm" || m.PackageVersion != r.version {
+			t.Errorf("%s is of %s %s", name, m.PackageIdentifier, m.PackageVersion)
+		}
+		if m.ManifestType == "installer" {
+			if err := json.Unmarshal(data, &installer); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	var archs []string
+	for _, in := range installer.Installers {
+		arch := map[string]string{"x64": "amd64", "arm64": "arm64"}[in.Architecture]
+		archs = append(archs, arch)
+		file := r.archiveName("windows", arch)
+		if in.InstallerUrl != r.url(file) || !strings.EqualFold(in.InstallerSha256, sums[file]) {
+			t.Errorf("the winget installer for %s is %s (%s), want %s (%s)", in.Architecture, in.InstallerUrl, in.InstallerSha256, r.url(file), sums[file])
+		}
+		var aliases []string
+		for _, f := range in.NestedInstallerFiles {
+			aliases = append(aliases, f.PortableCommandAlias)
+			if f.RelativeFilePath != r.name("windows", arch)+`\`+f.PortableCommandAlias+".exe" {
+				t.Errorf("the winget installer for %s runs %s as %s", in.Architecture, f.RelativeFilePath, f.PortableCommandAlias)
+			}
+		}
+		slices.Sort(aliases)
+		if !slices.Equal(aliases, programs) {
+			t.Errorf("the winget installer for %s puts %v on PATH, want %v", in.Architecture, aliases, programs)
+		}
+	}
+	slices.Sort(archs)
+	if !slices.Equal(archs, []string{"amd64", "arm64"}) {
+		t.Errorf("the winget installers are for %v", archs)
+	}
+}
+
+// yamlAsJSON is the YAML file as JSON, through Ruby's YAML parser (Ruby is
+// there for the formula), which keeps a YAML library out of the module.
+func yamlAsJSON(t *testing.T, path string) []byte {
+	t.Helper()
+	return []byte(run(t, "ruby", "-ryaml", "-rjson", "-e", "print JSON.generate(YAML.safe_load(File.read(ARGV[0])))", path))
+}
+
+// Each archive's SBOM is CycloneDX JSON about the module for the archive's
+// OS and architecture, and lists the modules the programs are built from,
+// at the versions go.mod requires.
+func TestSBOMs(t *testing.T) {
+	r := load(t)
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		name := r.archiveName(tg.os, tg.arch) + ".sbom.json"
+		var bom struct {
+			BOMFormat, SpecVersion, SerialNumber string
+			Metadata                             struct {
+				Timestamp string
+				Component struct{ Name, Purl string }
+			}
+			Components []struct{ Name, Version string }
+		}
+		b, err := os.ReadFile(filepath.Join(r.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &bom); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if bom.BOMFormat != "CycloneDX" || bom.SpecVersion == "" {
+			t.Errorf("%s is %q %q, not CycloneDX", name, bom.BOMFormat, bom.SpecVersion)
+		}
+		// A serial number or a time would make two builds differ.
+		if bom.SerialNumber != "" || bom.Metadata.Timestamp != "" {
+			t.Errorf("%s has the serial number %q and the time %q", name, bom.SerialNumber, bom.Metadata.Timestamp)
+		}
+		if c := bom.Metadata.Component; c.Name != "github.com/ask-confirm/ask-confirm" || !strings.Contains(c.Purl, "goarch="+tg.arch+"&goos="+tg.os) {
+			t.Errorf("%s is about %s (%s), not the module for %s/%s", name, c.Name, c.Purl, tg.os, tg.arch)
+		}
+		versions := map[string]string{}
+		for _, c := range bom.Components {
+			versions[c.Name] = c.Version
+		}
+		for _, m := range []string{"github.com/spf13/cobra", "github.com/ncruces/zenity", "go.etcd.io/bbolt", "github.com/modelcontextprotocol/go-sdk"} {
+			if v := versions[m]; v == "" || !strings.Contains(string(gomod), "\t"+m+" "+v+"\n") {
+				t.Errorf("%s lists %s at %q, not at go.mod's version", name, m, v)
+			}
+		}
+	}
+}
+
+// Two builds of one commit are the same, byte for byte: every archive,
+// package, manifest and the checksums.
+func TestTwoBuildsAreIdentical(t *testing.T) {
+	r := load(t)
+	again := os.Getenv("ASK_CONFIRM_RELEASE_AGAIN_DIR")
+	if again == "" {
+		t.Fatal("ASK_CONFIRM_RELEASE_AGAIN_DIR names a second build of the same commit (scripts/test sets it)")
+	}
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries2, err := os.ReadDir(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(entries2) {
+		t.Errorf("the first build made %d files, the second %d", len(entries), len(entries2))
+	}
+	for _, e := range entries {
+		a, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(again, e.Name()))
+		if err != nil {
+			t.Errorf("the second build has no %s", e.Name())
+			continue
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two builds of the same commit", e.Name())
+		}
 	}
 }
 
