@@ -40,7 +40,7 @@ the same. --json prints the outcome with "answer": the label, or with
 
 Exit codes:
 ` + exitCodeTable(),
-		Example: `  env=$(ask-confirm choose --message "Deploy to?" --option "staging=the staging cluster" --option production) && ./deploy.sh "$env"
+		Example: `  env=$(ask-confirm choose --message "Deploy to?" --option staging --option production) && ./deploy.sh "$env"
   ask-confirm choose --multiple --message "Run which checks?" --option lint --option unit --option e2e --default lint`,
 		Args:          usageArgs(cobra.NoArgs),
 		SilenceUsage:  true,

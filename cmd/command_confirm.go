@@ -86,15 +86,11 @@ func exitCodeLines(brief bool) string {
 		if brief {
 			meaning, _, _ = strings.Cut(meaning, ". ")
 		}
-		line := fmt.Sprintf("  %d ", ec.Code)
-		for _, word := range strings.Fields(meaning) {
-			if !brief && len(line)+1+len(word) > 80 {
-				b.WriteString(line + "\n")
-				line = "    "
-			}
-			line += " " + word
+		width := 80
+		if brief {
+			width = 0
 		}
-		b.WriteString(line + "\n")
+		b.WriteString(hangingLines(fmt.Sprintf("  %d  ", ec.Code), "     ", meaning, width))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -83,7 +84,7 @@ func jsonTopic() string {
 	var b strings.Builder
 	b.WriteString(topicJSON)
 	for _, name := range resultFields() {
-		fmt.Fprintf(&b, "  %-15s %s\n", name, jsonFields[name])
+		b.WriteString(hangingLines(fmt.Sprintf("  %-15s ", name), strings.Repeat(" ", 18), jsonFields[name], 80))
 	}
 	return b.String()
 }
@@ -99,4 +100,23 @@ func resultFields() []string {
 		}
 	}
 	return names
+}
+
+// hangingLines is text after lead, its words wrapped within width columns
+// (0: not wrapped) on lines that start with indent, each line ended.
+func hangingLines(lead, indent, text string, width int) string {
+	var b strings.Builder
+	line := lead
+	for i, word := range strings.Fields(text) {
+		if i > 0 && width > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			b.WriteString(line + "\n")
+			line = indent + word
+			continue
+		}
+		if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	return b.String() + line + "\n"
 }

@@ -41,7 +41,7 @@ const modeHelp = "off, also, fallback or only"
 func newRemoteSetupCommand(a *app) *cobra.Command {
 	var o remoteSetupOptions
 	c := &cobra.Command{
-		Use:   "setup --server URL --topic TOPIC --reply-topic TOPIC --token-file FILE --answer-token-file FILE",
+		Use:   "setup --server URL --topic TOPIC --reply-topic TOPIC --token-file F --answer-token-file F",
 		Short: "Record the ntfy server, topics and tokens the phone is asked through, after checking them",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -53,12 +53,12 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.server, "server", "", "the ntfy server's URL (https, or http to a loopback address such as 127.0.0.1), with no user name or password in it")
+	f.StringVar(&o.server, "server", "", "the ntfy server's URL: https, or http to a loopback IP; no user:password")
 	f.StringVar(&o.topic, "topic", "", "the topic requests go to; the phone subscribes to it")
 	f.StringVar(&o.replyTopic, "reply-topic", "", "the topic the phone's buttons answer on")
 	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
 	f.StringVar(&o.answerTokenFile, "answer-token-file", "", "file with the token the buttons carry (- for standard input)")
-	f.StringVar(&o.mode, "mode", remote.ModeFallback, "when to ask on the phone, unless --remote says: "+modeHelp)
+	f.StringVar(&o.mode, "mode", remote.ModeFallback, "phone mode unless --remote says: "+modeHelp)
 	return c
 }
 

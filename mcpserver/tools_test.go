@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -1148,5 +1149,22 @@ func TestStatusOfAFailedRequestIsStale(t *testing.T) {
 	}
 	if !strings.Contains(c.text, "The dialog could not be shown") || !strings.Contains(c.text, "asks the person again") || strings.Contains(c.text, "remember window") {
 		t.Fatalf("status text %q", c.text)
+	}
+}
+
+// The server's --help fits in 120 columns, as ask-confirm's pages do.
+func TestHelpLinesFitIn120Columns(t *testing.T) {
+	c := NewCommand()
+	var out strings.Builder
+	c.SetOut(&out)
+	c.SetErr(&out)
+	c.SetArgs([]string{"--help"})
+	if err := c.Execute(); err != nil || out.Len() == 0 {
+		t.Fatalf("--help: %v, %q", err, out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 120 {
+			t.Errorf("a line of %d columns:\n%s", n, line)
+		}
 	}
 }
