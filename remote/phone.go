@@ -55,6 +55,11 @@ type (
 		Config  Config         `json:"config"`
 		Request dialog.Request `json:"request"`
 		Closes  time.Time      `json:"closes"`
+		// CollectWithin and Remember are how long after its tap the
+		// fleet's answer to the same question is collected
+		// (Backend.CollectWithin).
+		CollectWithin time.Duration `json:"collect_within,omitempty"`
+		Remember      time.Duration `json:"remember,omitempty"`
 	}
 	// AskEnd says the request ended; Closed is how, for the phone's
 	// follow-up ("Approved in the dialog"), when the ending said so.
@@ -105,6 +110,12 @@ type Backend struct {
 	// Program is the path of the program to run; empty finds Program
 	// (platform.Program).
 	Program string
+	// CollectWithin is how long after its tap an answer the fleet (the
+	// machines that share Config.Secret) gave to the same question, and
+	// that no machine took yet, is collected where this machine asks it;
+	// Remember how long one that a machine took is. Zero collects none,
+	// and only joins a request that is still open.
+	CollectWithin, Remember time.Duration
 
 	mu   sync.Mutex
 	runs []*phoneRun
@@ -144,7 +155,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		return dialog.Answer{}, err
 	}
 	closes, _ := ctx.Deadline()
-	pr, stdout, err := b.start(AskStart{Config: b.Config, Request: r, Closes: closes})
+	pr, stdout, err := b.start(AskStart{Config: b.Config, Request: r, Closes: closes, CollectWithin: b.CollectWithin, Remember: b.Remember})
 	if err != nil {
 		return dialog.Answer{}, err
 	}

@@ -73,7 +73,7 @@ func serveAsk(in io.Reader, out io.Writer) int {
 		}
 		end(context.Canceled)
 	}()
-	b := &Backend{Config: start.Config,
+	b := &Backend{Config: start.Config, CollectWithin: start.CollectWithin, Remember: start.Remember,
 		Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) },
 		Lost:    func(reason string) { emit(remote.AskEvent{Lost: reason}) },
 		Sent:    func() { emit(remote.AskEvent{Sent: true}) }}
