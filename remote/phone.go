@@ -80,10 +80,13 @@ type (
 		Finished bool           `json:"finished,omitempty"`
 	}
 	// VerifyArgs is what Program's verify reads: the setup, and whether
-	// to check writes too (Verify).
+	// to check writes too (Verify), and, for a setup with a fleet's
+	// secret, whether it may start a new fleet on topics that another
+	// one already uses (VerifySetup).
 	VerifyArgs struct {
-		Config Config `json:"config"`
-		Writes bool   `json:"writes"`
+		Config   Config `json:"config"`
+		Writes   bool   `json:"writes"`
+		NewFleet bool   `json:"new_fleet,omitempty"`
 	}
 )
 
@@ -295,10 +298,20 @@ func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, err
 // setup was checked, and the reply topic lines no request answers to.
 // program is the path of the program; empty finds Program.
 func Verify(ctx context.Context, c Config, program string, writes bool) []Finding {
+	return VerifySetup(ctx, VerifyArgs{Config: c, Writes: writes}, program)
+}
+
+// VerifySetup is Verify for what remote setup checks: with writes and a
+// fleet's secret, also that the asking token writes the reply topic,
+// where the fleet keeps its record, and that no other fleet (a setup
+// made with another secret) uses the topics, unless args.NewFleet; once
+// every check holds, the reply topic gets the fleet's marker, which a
+// later setup with another secret notices.
+func VerifySetup(ctx context.Context, args VerifyArgs, program string) []Finding {
 	failed := func(err error) []Finding {
 		return []Finding{{What: Program + " checks the server", Detail: err.Error()}}
 	}
-	cmd, stdin, stdout, err := run(program, "verify", VerifyArgs{Config: c, Writes: writes})
+	cmd, stdin, stdout, err := run(program, "verify", args)
 	if err != nil {
 		return failed(err)
 	}

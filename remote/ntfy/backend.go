@@ -387,8 +387,19 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 	go func() {
 		defer b.followUps.Done()
 		<-ctx.Done()
-		if tapped == "" {
-			b.record(cl, q, "end")
+		if q.key != nil && errors.Is(context.Cause(ctx), errCallerGone) {
+			// The request lives on in the fleet's record, and on the
+			// phone: a retry on any machine collects or joins it.
+			return
+		}
+		if tapped == "" && q.key != nil {
+			// Beside the follow-up, not before it: each has its time
+			// to be sent, or reported lost.
+			b.followUps.Add(1)
+			go func() {
+				defer b.followUps.Done()
+				b.record(cl, q, "end")
+			}()
 		}
 		var closed *dialog.Closed
 		at := dialog.Clock(b.now().Local(), asked)
@@ -403,6 +414,11 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 	}()
 }
 
+// errCallerGone ends a request whose caller died without saying how it
+// ended (remote.Program's stdin ended): for a fleet, the request is not
+// over, and nothing is told.
+var errCallerGone = errors.New("the caller of " + remote.Program + " is gone")
+
 // Why a reply answered nothing, as Ignored is told.
 const (
 	ignoredNoCapability = "a reply without an ask-confirm capability"
@@ -415,8 +431,9 @@ const (
 // match returns the button of request q whose capability body carries,
 // or nil (and tells Ignored why) for anything else. A reply for another
 // request, which shares the reply topic, is that request's: it is told as
-// remote.ReplyForAnother, not as a forgery; so is a line of the fleet's
-// record. With a fleet's secret, a reply must carry the MAC of its
+// remote.ReplyForAnother, not as a forgery; so is a line of another
+// fleet's record, while this fleet's own are passed over. With a fleet's
+// secret, a reply must carry the MAC of its
 // button; a request this machine joined, whose capabilities it never
 // saw, is answered by the MAC alone.
 func (b *Backend) match(q *question, body string) *button {
@@ -435,9 +452,12 @@ func (b *Backend) match(q *question, body string) *button {
 		return nil
 	}
 	id, closes, joined := q.current()
-	if f["rec"] != "" || (f["fleet"] != "" && f["req"] == "") {
-		// The fleet's record, or a setup's marker: no reply.
-		b.ignored(remote.ReplyForAnother)
+	if f["rec"] != "" || f["fleet"] != "" {
+		// The fleet's record, or a setup's marker: no reply. This
+		// fleet's own are no news; another's are another's.
+		if q.key == nil || !macEqual(f["fleet"], fleetID(q.key)) {
+			b.ignored(remote.ReplyForAnother)
+		}
 		return nil
 	}
 	if req := f["req"]; req != id {

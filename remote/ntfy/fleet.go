@@ -202,7 +202,21 @@ type question struct {
 // newQuestion is r as request id with buttons, closing at closes (Unix
 // seconds, 0 for never), for the fleet of key (nil for none).
 func newQuestion(key []byte, r dialog.Request, buttons []*button, id string, closes int64) *question {
-	return &question{key: key, identity: r.Identity(), content: r.ContentHash(), buttons: buttons, ownID: id, ownCloses: closes, id: id, closes: closes}
+	return &question{key: key, identity: r.Identity(), content: fleetContent(r), buttons: buttons, ownID: id, ownCloses: closes, id: id, closes: closes}
+}
+
+// fleetContent is what two machines' requests must share to be one
+// request of the fleet: the same identity, and what the person sees. The
+// scope is left out where a key is given: the key says the request is
+// one, and the machines of a fleet (CI runners, a laptop and a
+// devcontainer) seldom check a repository out at the same path. Without
+// a key, the scope is the identity, and only machines asking from the
+// same path share a request.
+func fleetContent(r dialog.Request) string {
+	if r.Key != "" {
+		r.Scope = ""
+	}
+	return r.ContentHash()
 }
 
 func (q *question) current() (id string, closes int64, joined bool) {

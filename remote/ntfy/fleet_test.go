@@ -1,6 +1,7 @@
 package ntfy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -47,19 +48,24 @@ func TestFleetMACs(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := newQuestion(key, r, bs, "0123456789abcdef", 2000)
-	rec := message{ID: "m1", Time: 1000, Message: openBody(key, r.Identity(), r.ContentHash(), q.id, q.closes)}
-	if got, ok := readOpen(key, r.Identity(), r.ContentHash(), rec); !ok || got.id != q.id || got.closes != 2000 || got.at != 1000 {
+	rec := message{ID: "m1", Time: 1000, Message: openBody(key, r.Identity(), fleetContent(r), q.id, q.closes)}
+	elsewhere := r
+	elsewhere.Scope = "/home/runner/work/app"
+	if fleetContent(elsewhere) != fleetContent(r) {
+		t.Fatal("one key asked from two paths is two requests of the fleet")
+	}
+	if got, ok := readOpen(key, r.Identity(), fleetContent(r), rec); !ok || got.id != q.id || got.closes != 2000 || got.at != 1000 {
 		t.Fatalf("the fleet's own record reads as %+v %v", got, ok)
 	}
 	r2 := r
 	r2.Message = "Ship something else?"
 	for name, ok := range map[string]bool{
-		"another fleet":   func() bool { _, ok := readOpen(other, r.Identity(), r.ContentHash(), rec); return ok }(),
-		"another content": func() bool { _, ok := readOpen(key, r.Identity(), r2.ContentHash(), rec); return ok }(),
+		"another fleet":   func() bool { _, ok := readOpen(other, r.Identity(), fleetContent(r), rec); return ok }(),
+		"another content": func() bool { _, ok := readOpen(key, r.Identity(), fleetContent(r2), rec); return ok }(),
 		"closes changed": func() bool {
 			m := rec
-			m.Message = openBody(key, r.Identity(), r.ContentHash(), q.id, q.closes)[:len(m.Message)-1] + "0"
-			_, ok := readOpen(key, r.Identity(), r.ContentHash(), m)
+			m.Message = strings.Replace(m.Message, "closes=2000", "closes=2001", 1)
+			_, ok := readOpen(key, r.Identity(), fleetContent(r), m)
 			return ok
 		}(),
 	} {
