@@ -117,8 +117,8 @@ func TestFleetSetupAndExport(t *testing.T) {
 // runner is torn down (holder SIGKILLed, its directories deleted); the
 // person taps Approve; the job re-run on a new runner, which never asked,
 // collects the approval without a second message on the phone. Then a
-// matrix of three jobs on three runners asks one question: one message,
-// one tap, three approvals, one follow-up.
+// matrix of three jobs on three runners, started at once, asks one
+// question: one message, one tap, three approvals, one follow-up.
 func TestFleetCIStory(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
@@ -157,22 +157,29 @@ func TestFleetCIStory(t *testing.T) {
 	}
 
 	matrix := []string{"--title", "Deploy", "--message", "Roll out release 42?", "--key", "release-42", "--remote", "only", "--json", "--wait", "2m"}
-	var jobs []*e2e.Running
-	for i := range 3 {
-		h := fleetMachine(t, env)
-		jobs = append(jobs, h.Start(matrix...))
-		if i == 0 {
-			m = phone.Await(2)
-		}
+	var runners []*e2e.Harness
+	for range 3 {
+		runners = append(runners, fleetMachine(t, env))
 	}
-	// The other two have looked the request up by now, on any but a
-	// crawling machine; one that had not would be seen as a third message.
-	time.Sleep(3 * time.Second)
+	// The three jobs start at once, as a matrix does.
+	var jobs []*e2e.Running
+	for _, h := range runners {
+		jobs = append(jobs, h.Start(matrix...))
+	}
+	m = phone.Await(2)
+	for _, h := range runners {
+		e2e.Eventually(t, 30*time.Second, "each runner's request to be on the phone", func() bool {
+			for _, e := range h.History() {
+				if e["event"] == "shown" {
+					return true
+				}
+			}
+			return false
+		})
+	}
 	phone.Tap(m, "Approve")
-	for i, j := range jobs {
-		o := j.Wait(90 * time.Second)
-		j.H.Expect(o, 0, "approved")
-		_ = i
+	for _, j := range jobs {
+		j.H.Expect(j.Wait(90*time.Second), 0, "approved")
 	}
 	expectFollowUp(t, phone, 3, "Approved on the phone at ")
 	time.Sleep(2 * time.Second)

@@ -189,7 +189,11 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 			if rp.ended {
 				// The request this one joined ended without a tap, on
 				// the machine that asked it: ask anew.
-				q.leave()
+				fresh, err := newRequestID()
+				if err != nil {
+					return dialog.Answer{}, err
+				}
+				q.leave(fresh)
 				continue
 			}
 			if rp.err != nil {
@@ -206,11 +210,18 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	}
 }
 
-// put puts r on the phone as request q, and, for a fleet, writes its
-// record on the reply topic, after the phone's message: a record of a
-// request that never reached the phone would be joined, and never
-// answered.
+// put puts r on the phone as request q. For a fleet, it first claims the
+// request (claim), and joins another machine's claim that comes first
+// instead of putting anything on the phone; where the phone's message
+// cannot be sent after a claim, the claim is ended, so that the machines
+// that joined it ask anew.
 func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time) error {
+	claimed := false
+	if q.key != nil && !q.alone {
+		if claimed = b.claim(ctx, cl, q); q.joined() {
+			return nil
+		}
+	}
 	if _, err := cl.publish(ctx, b.request(r, q)); err != nil {
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
@@ -218,17 +229,48 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 			b.tellWhenClosed(ctx, cl, r, q, asked, "")
 			return ctx.Err()
 		}
+		if claimed {
+			b.record(cl, q, q.ownID, "end")
+		}
 		return err
 	}
-	if q.key == nil {
-		return nil
-	}
-	rec := message{Topic: b.Config.ReplyTopic, Message: openBody(q.key, q.identity, q.content, q.id, q.closes), Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
-	if _, err := cl.publish(ctx, rec); err != nil && ctx.Err() == nil {
-		// The phone asks all the same; only another machine cannot join.
-		b.ignored(fmt.Sprintf("the fleet's record of this request could not be written, so no other machine can join it: %v", err))
-	}
 	return nil
+}
+
+// claim writes q's record on the reply topic, waits until the second it
+// was stamped in is over, and reads the fleet's open requests of the same
+// question: where another machine's claim comes first, by the server's
+// time and then its id (the order every poll gives), q joins it. Two
+// machines asking at once so agree on one of them. A claim that cannot be
+// written or read leaves q to ask alone: at worst, the phone shows the
+// question twice. It reports whether the claim was written.
+func (b *Backend) claim(ctx context.Context, cl client, q *question) bool {
+	rec := message{Topic: b.Config.ReplyTopic, Message: openBody(q.key, q.identity, q.content, q.id, q.closes), Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
+	if _, err := cl.publish(ctx, rec); err != nil {
+		if ctx.Err() == nil {
+			b.ignored(fmt.Sprintf("the fleet's record of this request could not be written, so no other machine can join it: %v", err))
+		}
+		return false
+	}
+	t := time.NewTimer(settleAfter)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return true
+	}
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		return true
+	}
+	if first := firstOpen(q, ms); first != nil && first.id != q.ownID {
+		q.mu.Lock()
+		q.id, q.closes, q.join = first.id, first.closes, true
+		q.mu.Unlock()
+		// This claim is over: no machine may join it.
+		b.record(cl, q, q.ownID, "end")
+	}
+	return true
 }
 
 // pace holds a collected answer until paceCollected after began, or ctx
@@ -398,7 +440,7 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 			b.followUps.Add(1)
 			go func() {
 				defer b.followUps.Done()
-				b.record(cl, q, "end")
+				b.record(cl, q, q.ownID, "end")
 			}()
 		}
 		var closed *dialog.Closed

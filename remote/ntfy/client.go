@@ -345,6 +345,12 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 	return resp, nil
 }
 
+// pollWithin bounds a poll: ntfy answers one within milliseconds, even
+// over 10,000 cached messages, and a server that holds it longer is
+// stalling, and must not use up the time the phone's message has to be
+// sent within the caller's wait.
+const pollWithin = 2 * time.Second
+
 // maxPolled bounds the messages one poll reads: a poll filters by a tag
 // only one question's records and taps carry, so more than this is a
 // flood, and what is past it is not read.
@@ -359,7 +365,7 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 	if len(tags) > 0 {
 		q.Set("tags", strings.Join(tags, ","))
 	}
-	tctx, cancel := context.WithTimeout(ctx, tryWithin)
+	tctx, cancel := context.WithTimeout(ctx, pollWithin)
 	defer cancel()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, cl.c.TopicURL(topic)+"/json?"+q.Encode(), nil)
 	if err != nil {

@@ -1,11 +1,13 @@
 package ntfy
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,6 +194,7 @@ type question struct {
 
 	ownID     string // the request this machine puts on the phone
 	ownCloses int64
+	alone     bool // the fleet's record could not be read: no claim
 
 	mu     sync.Mutex
 	id     string
@@ -250,57 +253,79 @@ func (q *question) taps(ms []message, until int64) []tapped {
 }
 
 // lookUp reads the fleet's record of q on the server, in one poll of its
-// tag, at the server's time now. Where the fleet's latest request of the
-// same question was answered, it returns the answer if it was given
-// within Remember, or within CollectWithin while no machine has taken it
-// (a machine waiting for it when it came, or one that collected it since);
-// where it is still open, q joins it, and its taps answer q. Otherwise
-// (it ended without a tap, or it closed, or the answer is past those
-// times) q is asked anew. A record that cannot be read asks anew too: at
-// worst the phone shows the question twice.
+// tag, at the server's time now. Where the fleet's latest answer to the
+// same question, by its tap, was given within Remember, or within
+// CollectWithin while no machine has taken it (a machine waiting for it
+// when it came, or one that collected it since), it returns the answer,
+// unless a request of the question was put on the phone after that tap.
+// Where a request is still open (its closing time later than now, not
+// ended, not tapped), q joins the first of them, as every machine picks
+// it. Otherwise q is asked anew. A record that cannot be read asks anew
+// too: at worst the phone shows the question twice.
 func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64) (*button, bool) {
 	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
 	if err != nil {
 		b.ignored(fmt.Sprintf("the fleet's record could not be read, so this request is asked anew: %v", err))
+		// Nor is a claim written: the server is failing, and the time
+		// left is the phone's message's.
+		q.alone = true
 		return nil, false
 	}
-	var latest *openRecord
+	var answer *button
+	var answeredAt int64
+	var taken bool
+	var open []openRecord
 	for _, m := range ms {
-		if rec, ok := readOpen(q.key, q.identity, q.content, m); ok && (latest == nil || rec.at >= latest.at) {
-			latest = &rec
+		rec, ok := readOpen(q.key, q.identity, q.content, m)
+		if !ok {
+			continue
+		}
+		probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: rec.id, closes: rec.closes}
+		taps := probe.taps(ms, rec.closes)
+		if bt := outcome(taps); bt != nil && !endedIn(q, rec.id, ms) {
+			at := taps[0].at
+			for _, t := range taps {
+				at = min(at, t.at)
+			}
+			if answer == nil || at > answeredAt {
+				answer, answeredAt, taken = bt, at, recordedIn(q, rec.id, "taken", ms)
+			}
+			continue
+		}
+		if rec.closes > now && !closedIn(q, rec, ms) {
+			open = append(open, rec)
 		}
 	}
-	if latest == nil {
-		return nil, false
-	}
-	ended, taken := false, false
-	for _, m := range ms {
-		if f, ok := fields(m.Message); ok {
-			ended = ended || isRecord(q.key, q.identity, latest.id, "end", f)
-			taken = taken || isRecord(q.key, q.identity, latest.id, "taken", f)
-		}
-	}
-	probe := &question{key: q.key, identity: q.identity, content: q.content, buttons: q.buttons, id: latest.id, closes: latest.closes}
-	taps := probe.taps(ms, latest.closes)
-	switch bt := outcome(taps); {
-	case ended:
-		return nil, false
-	case bt != nil:
-		at := taps[0].at
-		for _, t := range taps {
-			at = min(at, t.at)
-		}
-		age := time.Duration(now-at) * time.Second
-		if age < b.Remember || !taken && age < b.CollectWithin {
-			return bt, true
-		}
-		return nil, false
-	case latest.closes > now:
+	slices.SortStableFunc(open, func(a, b openRecord) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.msgID, b.msgID))
+	})
+	age := time.Duration(now-answeredAt) * time.Second
+	switch {
+	case answer != nil && (len(open) == 0 || open[0].at < answeredAt) && (age < b.Remember || !taken && age < b.CollectWithin):
+		return answer, true
+	case len(open) > 0:
 		q.mu.Lock()
-		q.id, q.closes, q.join = latest.id, latest.closes, true
+		q.id, q.closes, q.join = open[0].id, open[0].closes, true
 		q.mu.Unlock()
 	}
 	return nil, false
+}
+
+// endedIn reports whether ms say that request id of q's question ended
+// without a tap.
+func endedIn(q *question, id string, ms []message) bool {
+	return recordedIn(q, id, "end", ms)
+}
+
+// recordedIn reports whether ms hold the fleet's record what of request
+// id of q's question.
+func recordedIn(q *question, id, what string, ms []message) bool {
+	for _, m := range ms {
+		if f, ok := fields(m.Message); ok && isRecord(q.key, q.identity, id, what, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // settleAfter is how long after a tap a machine waits before it reads
@@ -331,10 +356,12 @@ func (b *Backend) settle(ctx context.Context, cl client, q *question, rp reply) 
 	return outcome(taps)
 }
 
-// leave makes q its own request again, after the one it joined ended.
-func (q *question) leave() {
+// leave makes q its own request again, with a fresh id, after the one it
+// joined ended.
+func (q *question) leave(id string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.ownID = id
 	q.id, q.closes, q.join = q.ownID, q.ownCloses, false
 }
 
@@ -361,14 +388,13 @@ func (q *question) endOf(body string) bool {
 	return ok && isRecord(q.key, q.identity, id, "end", f)
 }
 
-// record writes on the reply topic, for a fleet, that q's request ended
-// without a tap ("end") or that this machine took its answer ("taken"),
-// without waiting: Finish does.
-func (b *Backend) record(cl client, q *question, what string) {
+// record writes on the reply topic, for a fleet, that request id of q's
+// question ended without a tap ("end") or that this machine took its
+// answer ("taken").
+func (b *Backend) record(cl client, q *question, id, what string) {
 	if q.key == nil {
 		return
 	}
-	id, _, _ := q.current()
 	m := message{Topic: b.Config.ReplyTopic, Message: recordBody(q.key, q.identity, id, what), Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
 	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
@@ -384,9 +410,44 @@ func (b *Backend) took(cl client, q *question) {
 	if q.key == nil {
 		return
 	}
+	id, _, _ := q.current()
 	b.followUps.Add(1)
 	go func() {
 		defer b.followUps.Done()
-		b.record(cl, q, "taken")
+		b.record(cl, q, id, "taken")
 	}()
+}
+
+// firstOpen is the first, by the server's time and then its id, of the
+// fleet's requests of q's question in ms that are still open when q's own
+// claim was stamped (its closing time later, not ended, not tapped), q's
+// own among them. Nil where q's own is not there.
+func firstOpen(q *question, ms []message) *openRecord {
+	var now int64
+	for _, m := range ms {
+		if rec, ok := readOpen(q.key, q.identity, q.content, m); ok && rec.id == q.ownID {
+			now = rec.at
+		}
+	}
+	if now == 0 {
+		return nil
+	}
+	var open []openRecord
+	for _, m := range ms {
+		rec, ok := readOpen(q.key, q.identity, q.content, m)
+		if ok && (rec.id == q.ownID || rec.closes > now && !closedIn(q, rec, ms)) {
+			open = append(open, rec)
+		}
+	}
+	slices.SortStableFunc(open, func(a, b openRecord) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.msgID, b.msgID))
+	})
+	return &open[0]
+}
+
+// closedIn reports whether ms say that rec's request ended, or was
+// tapped.
+func closedIn(q *question, rec openRecord, ms []message) bool {
+	probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: rec.id, closes: rec.closes}
+	return len(probe.taps(ms, 0)) > 0 || endedIn(q, rec.id, ms)
 }

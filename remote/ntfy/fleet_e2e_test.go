@@ -292,3 +292,35 @@ func TestFleetSingleUse(t *testing.T) {
 		t.Fatalf("the new request: %+v %v, want the deny tapped", ans, err)
 	}
 }
+
+// Three machines asking the same request at the same moment, before any
+// has seen another's record, agree on one of them: one message on the
+// phone, one tap, three answers.
+func TestFleetAskedAtOnce(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Migrate the database?")
+	r.Key = "migrate-7"
+	var asks []*asking
+	var ms []*machine
+	for range 3 {
+		ms = append(ms, newMachine(c, 15*time.Minute))
+	}
+	for _, m := range ms {
+		asks = append(asks, askFor(m, r))
+	}
+	for _, m := range ms {
+		m.awaitSent(t)
+	}
+	time.Sleep(time.Second)
+	if n := phone.Count(); n != 1 {
+		t.Fatalf("three machines asking at once put %d messages on the phone, want 1", n)
+	}
+	phone.Tap(phone.Await(1), "Approve")
+	for i, a := range asks {
+		if ans, err := a.wait(t); err != nil || !ans.Approved {
+			t.Fatalf("machine %d: %+v %v", i+1, ans, err)
+		}
+	}
+}
