@@ -5,6 +5,7 @@ package ntfy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -322,5 +323,70 @@ func TestFleetAskedAtOnce(t *testing.T) {
 		if ans, err := a.wait(t); err != nil || !ans.Approved {
 			t.Fatalf("machine %d: %+v %v", i+1, ans, err)
 		}
+	}
+}
+
+// counting counts the HTTP requests a machine makes.
+type counting struct {
+	n    atomic.Int64
+	next http.RoundTripper
+}
+
+func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// A machine that never asked collects an answer from the fleet's record
+// with the same number of requests to the server however many other
+// messages the reply topic holds: the server filters the record by its
+// tag (P11's bound, at 100 and 2,000 other messages). The look-up's time
+// is logged beside a bare poll's over the whole cache, filtered by a tag
+// nothing carries: the server reads the topic's cache either way.
+func TestFleetLookUpCostIsFixed(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	cl := client{c: c, http: http.DefaultClient}
+	filled := 0
+	var counts []int64
+	for i, others := range []int{100, 2000} {
+		r := confirmRequest("Collect me?")
+		r.Key = fmt.Sprintf("p11-%d", i)
+		first := newMachine(c, 15*time.Minute)
+		a := askFor(first, r)
+		m := phone.Await(i + 1)
+		first.awaitSent(t)
+		first.dead.Store(true)
+		a.cancel()
+		<-a.done
+		phone.Tap(m, "Approve")
+		for ; filled < others; filled++ {
+			s.Post(fmt.Sprintf("unrelated %d", filled))
+		}
+		bare := time.Now()
+		if _, err := cl.poll(context.Background(), c.ReplyTopic, "all", "no-such-tag"); err != nil {
+			t.Fatal(err)
+		}
+		bareTook := time.Since(bare)
+		// The look-up alone, as the collector makes it.
+		bs, _ := newButtons(r)
+		looked := time.Now()
+		if bt, ok := (&Backend{Config: c, CollectWithin: time.Hour}).lookUp(context.Background(), cl, newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0), time.Now().Unix()); !ok || bt.choice != "approve" {
+			t.Fatalf("with %d other messages the look-up found %+v", others, bt)
+		}
+		lookUpTook := time.Since(looked)
+		collector := newMachine(c, 15*time.Minute)
+		count := &counting{next: collector.HTTP.Transport}
+		collector.HTTP.Transport = count
+		ans, err := askFor(collector, r).wait(t)
+		if err != nil || !ans.Approved {
+			t.Fatalf("with %d other messages: %+v %v", others, ans, err)
+		}
+		t.Logf("with %d other messages: the look-up took %s, a bare poll %s; collecting made %d requests", others, lookUpTook, bareTook, count.n.Load())
+		counts = append(counts, count.n.Load())
+	}
+	if counts[0] != counts[1] {
+		t.Fatalf("the look-up made %d requests with 100 other messages and %d with 2,000", counts[0], counts[1])
 	}
 }
