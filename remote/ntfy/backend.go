@@ -179,8 +179,14 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		if b.Sent != nil {
 			b.Sent()
 		}
+		replies := sub.replies
+		if q.joined() {
+			// What came on the stream before the join was read as
+			// another request's: read it again.
+			replies = b.recheck(ctx, cl, q, sub.replies)
+		}
 		select {
-		case rp := <-sub.replies:
+		case rp := <-replies:
 			if ctx.Err() != nil {
 				// The request ended as the tap came: the end stands.
 				b.tellWhenClosed(ctx, cl, r, q, asked, "")
@@ -208,6 +214,34 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 			return dialog.Answer{}, ctx.Err()
 		}
 	}
+}
+
+// recheck reads the fleet's record of the request q just joined, once:
+// a tap or its end that the stream brought before the join, when it was
+// still another request's, is read from there. It returns replies, or a
+// channel with what the record holds.
+func (b *Backend) recheck(ctx context.Context, cl client, q *question, replies chan reply) chan reply {
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		return replies
+	}
+	id, closes, _ := q.current()
+	found := make(chan reply, 1)
+	switch taps := q.taps(ms, closes); {
+	case endedIn(q, id, ms):
+		found <- reply{ended: true}
+	case len(taps) > 0:
+		first := taps[0]
+		for _, t := range taps {
+			if t.at < first.at {
+				first = t
+			}
+		}
+		found <- reply{b: first.bt, at: first.at}
+	default:
+		return replies
+	}
+	return found
 }
 
 // put puts r on the phone as request q. For a fleet, it first claims the

@@ -321,7 +321,7 @@ func TestFleetAskedAtOnce(t *testing.T) {
 	phone.Tap(phone.Await(1), "Approve")
 	for i, a := range asks {
 		if ans, err := a.wait(t); err != nil || !ans.Approved {
-			t.Fatalf("machine %d: %+v %v", i+1, ans, err)
+			t.Fatalf("machine %d: %+v %v; it ignored %q", i+1, ans, err, ms[i].ignored)
 		}
 	}
 }
