@@ -170,6 +170,13 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 			return answerFor(r, bt), nil
 		}
 	}
+	return b.await(ctx, cl, r, q, sub, asked)
+}
+
+// await puts q on the phone, or joins the fleet's request of it, and
+// waits for its tap, or for ctx to end; a joined request that ends
+// without a tap is left, and q asked anew.
+func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *question, sub *subscription, asked time.Time) (dialog.Answer, error) {
 	for {
 		if !q.joined() {
 			if err := b.put(ctx, cl, r, q, asked); err != nil {
@@ -356,6 +363,14 @@ type subscription struct {
 	openedAt int64 // the server's time when the first connection opened
 }
 
+// open records that the first connection opened, at the server's time.
+func (s *subscription) open(serverTime int64) {
+	s.mu.Lock()
+	s.openedAt = serverTime
+	s.mu.Unlock()
+	close(s.opened)
+}
+
 // serverTime is the server's time when the subscription first opened:
 // what a machine whose clock is off compares the fleet's times with.
 func (s *subscription) serverTime() int64 {
@@ -387,13 +402,7 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 	var openOnce sync.Once
 	var openedAt int64
 	openedOnce := func(serverTime int64) {
-		openOnce.Do(func() {
-			openedAt = serverTime
-			s.mu.Lock()
-			s.openedAt = serverTime
-			s.mu.Unlock()
-			close(s.opened)
-		})
+		openOnce.Do(func() { openedAt = serverTime; s.open(serverTime) })
 	}
 	go func() {
 		defer close(ended)
