@@ -24,7 +24,7 @@ func newRemoteCommand(a *app) *cobra.Command {
 		Short: "Set up, test or remove the phone as a way of asking (ntfy)",
 		Args:  usageArgs(cobra.NoArgs),
 	}
-	c.AddCommand(newRemoteSetupCommand(a), newRemoteTestCommand(a), newRemoteModeCommand(a), newRemoteOffCommand(a))
+	c.AddCommand(newRemoteSetupCommand(a), newRemoteExportCommand(a), newRemoteTestCommand(a), newRemoteModeCommand(a), newRemoteOffCommand(a))
 	return c
 }
 
@@ -33,6 +33,7 @@ type remoteSetupOptions struct {
 	server, topic, replyTopic  string
 	tokenFile, answerTokenFile string
 	mode                       string
+	newFleet                   bool
 }
 
 // modeHelp describes the modes, for the flags that take one.
@@ -49,7 +50,7 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.setUpRemote(c.Context(), s)
+			return a.setUpRemote(c.Context(), s, o.newFleet)
 		},
 	}
 	f := c.Flags()
@@ -59,7 +60,32 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
 	f.StringVar(&o.answerTokenFile, "answer-token-file", "", "file with the token the buttons carry (- for standard input)")
 	f.StringVar(&o.mode, "mode", remote.ModeFallback, "phone mode unless --remote says: "+modeHelp)
+	f.BoolVar(&o.newFleet, "new-fleet", false, "start a new fleet even where another setup uses these topics")
 	return c
+}
+
+func newRemoteExportCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "export",
+		Short: "Print the phone's setup for another machine of the fleet (its remote.json or " + remote.SetupEnv + ")",
+		Long:  msgRemoteExportLong,
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := remote.Load(a.remoteFile)
+			if err != nil {
+				return a.remoteMissing(err)
+			}
+			if s.Secret == "" {
+				a.out.warn(errors.New(msgRemoteExportNoSecret))
+			}
+			out, err := remote.Export(s)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(a.stdout, out)
+			return err
+		},
+	}
 }
 
 func newRemoteModeCommand(a *app) *cobra.Command {
@@ -72,6 +98,11 @@ func newRemoteModeCommand(a *app) *cobra.Command {
 			s, err := remote.Load(a.remoteFile)
 			if err != nil {
 				return a.remoteMissing(err)
+			}
+			if len(args) == 1 && remote.FromEnv() {
+				// Saving it would write the variable's setup, tokens and
+				// secret, into a file nobody asked for.
+				return lifecycle.Usage(errors.New(msgRemoteModeFromEnv))
 			}
 			if len(args) == 1 {
 				s.Mode = args[0]
@@ -150,13 +181,22 @@ func readToken(stdin io.Reader, file string) (string, error) {
 }
 
 // setUpRemote checks s against its server and, if every check holds,
-// records it and says what to do on the phone.
-func (a *app) setUpRemote(ctx context.Context, s remote.Settings) error {
+// records it and says what to do on the phone. The fleet's secret is the
+// one already set up here for the same server and topics, unless
+// newFleet; else a new one, which the server's checks refuse where
+// another fleet uses the topics, unless newFleet.
+func (a *app) setUpRemote(ctx context.Context, s remote.Settings, newFleet bool) error {
+	old, err := remote.Load(a.remoteFile)
+	if err == nil && !newFleet && old.Secret != "" && old.Server == s.Server && old.Topic == s.Topic && old.ReplyTopic == s.ReplyTopic {
+		s.Secret = old.Secret
+	} else if s.Secret, err = remote.NewSecret(); err != nil {
+		return err
+	}
 	failed := 0
 	// What mends each failed check, once each: one missing access line
 	// can fail several.
 	var mends []string
-	for _, f := range remote.Verify(ctx, s.Config, "", true) {
+	for _, f := range remote.VerifySetup(ctx, remote.VerifyArgs{Config: s.Config, Writes: true, NewFleet: newFleet}, "") {
 		mark := "ok  "
 		if !f.OK {
 			mark, failed = "FAIL", failed+1

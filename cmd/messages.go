@@ -66,28 +66,41 @@ const msgNoMCPProgram = "ask-confirm mcp runs the MCP server program " + mcpProg
 
 // The wording of ask-confirm remote.
 const (
-	msgRemoteOneStdin     = "only one of --token-file and --answer-token-file can be - (standard input)"
-	msgRemoteTokenRead    = "reading the token from %s: %w"
-	msgRemoteTokenEmpty   = "%s holds no token"
-	msgRemoteTokenOpen    = "%s: %v; run chmod 600 %s, and remove the file once remote setup has recorded the token"
-	msgRemoteTokenBad     = "%s does not hold a token on its first line: a token has no spaces or control characters"
-	msgRemoteChecksFailed = "%d check(s) failed; nothing was recorded"
-	msgRemoteAccessHint   = "give each account only its own access: ntfy access ASKER TOPIC wo, ntfy access ASKER REPLY-TOPIC ro, ntfy access ANSWERER REPLY-TOPIC wo, ntfy access PHONE TOPIC ro, with auth-default-access deny-all"
-	msgRemoteSave         = "recording the phone's settings: %w"
-	msgRemoteSaved        = "recorded in %s"
-	msgRemoteFlagMissing  = "%s is required"
-	msgRemotePhone        = "On the phone: install the ntfy app, add the server %s with the account that may read %s (not the tokens above) and subscribe to it, or open this link:\n  %s"
-	msgRemoteTryIt        = "Then try it: ask-confirm remote test"
-	msgRemoteTestTitle    = "ask-confirm remote test"
-	msgRemoteTestMessage  = "A test of the phone as a way of asking. Nothing happens whichever button you tap."
-	msgRemoteTestSent     = "sent a test request to %s; waiting %s for a tap"
-	msgRemoteTestNobody   = "nobody answered on the phone in time"
-	msgRemoteTestFailed   = "the phone could not ask: %v"
-	msgRemoteTestApproved = "approved on the phone"
-	msgRemoteTestDenied   = "denied on the phone"
-	msgRemoteNone         = "no phone is set up; nothing to remove"
-	msgRemoteRemoved      = "removed %s; the phone is no longer asked"
-	msgRemoteSetupHint    = "run 'ask-confirm remote setup --help'"
+	msgRemoteOneStdin       = "only one of --token-file and --answer-token-file can be - (standard input)"
+	msgRemoteTokenRead      = "reading the token from %s: %w"
+	msgRemoteTokenEmpty     = "%s holds no token"
+	msgRemoteTokenOpen      = "%s: %v; run chmod 600 %s, and remove the file once remote setup has recorded the token"
+	msgRemoteTokenBad       = "%s does not hold a token on its first line: a token has no spaces or control characters"
+	msgRemoteChecksFailed   = "%d check(s) failed; nothing was recorded"
+	msgRemoteAccessHint     = "give each account only its own access: ntfy access ASKER TOPIC wo, ntfy access ASKER REPLY-TOPIC rw, ntfy access ANSWERER REPLY-TOPIC wo, ntfy access PHONE TOPIC ro, with auth-default-access deny-all"
+	msgRemoteSave           = "recording the phone's settings: %w"
+	msgRemoteSaved          = "recorded in %s"
+	msgRemoteFlagMissing    = "%s is required"
+	msgRemotePhone          = "On the phone: install the ntfy app, add the server %s with the account that may read %s (not the tokens above) and subscribe to it, or open this link:\n  %s"
+	msgRemoteTryIt          = "Then try it: ask-confirm remote test"
+	msgRemoteTestTitle      = "ask-confirm remote test"
+	msgRemoteTestMessage    = "A test of the phone as a way of asking. Nothing happens whichever button you tap."
+	msgRemoteTestSent       = "sent a test request to %s; waiting %s for a tap"
+	msgRemoteTestNobody     = "nobody answered on the phone in time"
+	msgRemoteTestFailed     = "the phone could not ask: %v"
+	msgRemoteTestApproved   = "approved on the phone"
+	msgRemoteTestDenied     = "denied on the phone"
+	msgRemoteNone           = "no phone is set up; nothing to remove"
+	msgRemoteRemoved        = "removed %s; the phone is no longer asked"
+	msgRemoteSetupHint      = "run 'ask-confirm remote setup --help'"
+	msgRemoteModeFromEnv    = "the phone's setup comes from ASK_CONFIRM_REMOTE: change its mode there (remote export prints it), or unset it to change remote.json's"
+	msgRemoteExportNoSecret = "this setup has no fleet secret (it was made before fleets): another machine given it asks on the phone, but neither collects nor joins this one's requests; run remote setup again to make one"
+	msgRemoteExportLong     = `Print the phone's setup (the server, the topics, both tokens and the fleet's
+secret) on one line, as remote setup recorded it. Another machine given it, as
+its remote.json (mode 0600) or in the variable ASK_CONFIRM_REMOTE, joins
+the fleet: any of its machines collects, and verifies, an answer given to any
+other, and a second one asking the same request while it is open waits for the
+same tap instead of sending another.
+
+It holds secrets: whoever has it can ask the phone, and answer for every
+machine of the fleet. Give it to a CI system as a secret variable, never on a
+command line; give it to no job that runs code you did not review (a fork's
+pull request).`
 
 	msgDoctorNoRemote        = "not set up (ask-confirm remote setup)"
 	msgDoctorDetached        = "can be detached: %s"
@@ -164,6 +177,7 @@ why the terminal was not asked.
   CI, CLAUDECODE, ASK_CONFIRM_NO_TERMINAL  never ask on the terminal (see help terminal)
   CLAUDE_CODE_SESSION_ATTENDED, CLAUDE_CODE_ENTRYPOINT  a headless Claude Code session (hook --defer)
   CODEX_HOME                 Codex's configuration, for doctor (default ~/.codex)
+  ASK_CONFIRM_REMOTE         the phone's whole setup, as remote export prints it, in place of remote.json
   SystemRoot                 Windows: the holder's working directory
   SSH_ASKPASS_PROMPT, ASK_CONFIRM_ASKPASS_REMEMBER, ASK_CONFIRM_ASKPASS_TIMEOUT
                              ask-confirm-askpass: the prompt's kind, and its settings

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/remote"
@@ -96,15 +97,19 @@ type PhoneBackend func(c remote.Config, r PhoneReports) dialog.Backend
 // PhoneReports is what the phone's way of asking tells its holder beside
 // the answer: each reply that answered nothing (Ignored), each follow-up
 // that could not be sent (Lost), and that the server took the request, so
-// that the phone will show it (Sent). None may block.
+// that the phone will show it (Sent). None may block. CollectWithin and
+// Remember go the other way, from the request: how long an answer to the
+// same question, given to another machine that shares the setup, may
+// still be collected while no machine took it, and once one did.
 type PhoneReports struct {
-	Ignored, Lost func(reason string)
-	Sent          func()
+	Ignored, Lost           func(reason string)
+	Sent                    func()
+	CollectWithin, Remember time.Duration
 }
 
 // ntfyPhone is the real PhoneBackend: the phone reached through ntfy.
 func ntfyPhone(c remote.Config, r PhoneReports) dialog.Backend {
-	return &remote.Backend{Config: c, Ignored: r.Ignored, Lost: r.Lost, Sent: r.Sent}
+	return &remote.Backend{Config: c, Ignored: r.Ignored, Lost: r.Lost, Sent: r.Sent, CollectWithin: r.CollectWithin, Remember: r.Remember}
 }
 
 // maxIgnoredLogged bounds the ignored replies a request records one by
@@ -180,7 +185,7 @@ func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies, 
 		e.wayFailed(rec, wayPhone, err)
 		return ws, nil
 	}
-	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, PhoneReports{Ignored: ig.add, Lost: ig.lost, Sent: sent})}), nil
+	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, PhoneReports{Ignored: ig.add, Lost: ig.lost, Sent: sent, CollectWithin: rec.CollectWithin, Remember: rec.Remember})}), nil
 }
 
 // wayFailed records that the way of asking named w failed while another

@@ -14,6 +14,8 @@
 package remote
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -39,6 +41,34 @@ type Config struct {
 	// AnswerToken is carried by the buttons: it writes ReplyTopic, and
 	// nothing else.
 	AnswerToken string `json:"answer_token"`
+	// Secret is the fleet's secret, hex: SecretBytes random bytes made by
+	// remote setup (NewSecret) and shared by every machine that holds a
+	// copy of the setup. It keys the MAC that every reply and every record
+	// on ReplyTopic carries, so that any machine of the fleet can verify
+	// an answer it did not ask for. Empty in a setup made before fleets:
+	// then only the machine that asked can tell its replies, as before.
+	Secret string `json:"secret,omitempty"`
+}
+
+// SecretBytes is the size of a fleet's secret: 256 bits.
+const SecretBytes = 32
+
+// NewSecret makes a fleet's secret from crypto/rand.
+func NewSecret() (string, error) {
+	var b [SecretBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("making the fleet's secret: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// SecretKey is c's secret as bytes, or nil where c has none.
+func (c Config) SecretKey() []byte {
+	b, err := hex.DecodeString(c.Secret)
+	if err != nil || len(b) < SecretBytes {
+		return nil
+	}
+	return b
 }
 
 // topicName reports whether s is what ntfy accepts as a topic: 1 to 64
@@ -97,6 +127,10 @@ func (c Config) Check() error {
 	}
 	if c.Token == c.AnswerToken {
 		return errors.New("the answer token must not be the asking side's token: whoever holds a button would then read every request")
+	}
+	if c.Secret != "" && c.SecretKey() == nil {
+		// Not the secret itself: the error may reach a log.
+		return fmt.Errorf("the fleet's secret must be at least %d random bytes in hex, as remote setup makes it", SecretBytes)
 	}
 	return nil
 }

@@ -55,6 +55,11 @@ type (
 		Config  Config         `json:"config"`
 		Request dialog.Request `json:"request"`
 		Closes  time.Time      `json:"closes"`
+		// CollectWithin and Remember are how long after its tap the
+		// fleet's answer to the same question is collected
+		// (Backend.CollectWithin).
+		CollectWithin time.Duration `json:"collect_within,omitempty"`
+		Remember      time.Duration `json:"remember,omitempty"`
 	}
 	// AskEnd says the request ended; Closed is how, for the phone's
 	// follow-up ("Approved in the dialog"), when the ending said so.
@@ -75,10 +80,13 @@ type (
 		Finished bool           `json:"finished,omitempty"`
 	}
 	// VerifyArgs is what Program's verify reads: the setup, and whether
-	// to check writes too (Verify).
+	// to check writes too (Verify), and, for a setup with a fleet's
+	// secret, whether it may start a new fleet on topics that another
+	// one already uses (VerifySetup).
 	VerifyArgs struct {
-		Config Config `json:"config"`
-		Writes bool   `json:"writes"`
+		Config   Config `json:"config"`
+		Writes   bool   `json:"writes"`
+		NewFleet bool   `json:"new_fleet,omitempty"`
 	}
 )
 
@@ -105,6 +113,12 @@ type Backend struct {
 	// Program is the path of the program to run; empty finds Program
 	// (platform.Program).
 	Program string
+	// CollectWithin is how long after its tap an answer the fleet (the
+	// machines that share Config.Secret) gave to the same question, and
+	// that no machine took yet, is collected where this machine asks it;
+	// Remember how long one that a machine took is. Zero collects none,
+	// and only joins a request that is still open.
+	CollectWithin, Remember time.Duration
 
 	mu   sync.Mutex
 	runs []*phoneRun
@@ -144,7 +158,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		return dialog.Answer{}, err
 	}
 	closes, _ := ctx.Deadline()
-	pr, stdout, err := b.start(AskStart{Config: b.Config, Request: r, Closes: closes})
+	pr, stdout, err := b.start(AskStart{Config: b.Config, Request: r, Closes: closes, CollectWithin: b.CollectWithin, Remember: b.Remember})
 	if err != nil {
 		return dialog.Answer{}, err
 	}
@@ -284,10 +298,20 @@ func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, err
 // setup was checked, and the reply topic lines no request answers to.
 // program is the path of the program; empty finds Program.
 func Verify(ctx context.Context, c Config, program string, writes bool) []Finding {
+	return VerifySetup(ctx, VerifyArgs{Config: c, Writes: writes}, program)
+}
+
+// VerifySetup is Verify for what remote setup checks: with writes and a
+// fleet's secret, also that the asking token writes the reply topic,
+// where the fleet keeps its record, and that no other fleet (a setup
+// made with another secret) uses the topics, unless args.NewFleet; once
+// every check holds, the reply topic gets the fleet's marker, which a
+// later setup with another secret notices.
+func VerifySetup(ctx context.Context, args VerifyArgs, program string) []Finding {
 	failed := func(err error) []Finding {
 		return []Finding{{What: Program + " checks the server", Detail: err.Error()}}
 	}
-	cmd, stdin, stdout, err := run(program, "verify", VerifyArgs{Config: c, Writes: writes})
+	cmd, stdin, stdout, err := run(program, "verify", args)
 	if err != nil {
 		return failed(err)
 	}

@@ -35,9 +35,24 @@ type Settings struct {
 // ErrNotConfigured is returned by Load when no phone is set up.
 var ErrNotConfigured = errors.New("no phone is set up (ask-confirm remote setup)")
 
-// Load reads the settings at path. A missing file is ErrNotConfigured; a
-// file others may read, or that does not parse or check, is an error.
+// SetupEnv names the variable that holds a whole setup, as remote export
+// prints it: where it is set, Load reads it instead of the file. It is
+// how a CI system hands a job its secrets, so a job joins the fleet
+// without a file on disk.
+const SetupEnv = "ASK_CONFIRM_REMOTE"
+
+// Load reads the settings: from SetupEnv where it is set and not empty,
+// else from the file at path. A missing file is ErrNotConfigured; a file
+// others may read, or a setup that does not parse or check, is an error,
+// which never quotes the setup: it holds the tokens and the secret.
 func Load(path string) (Settings, error) {
+	if v, ok := os.LookupEnv(SetupEnv); ok && strings.TrimSpace(v) != "" {
+		s, err := parseSettings([]byte(v))
+		if err != nil {
+			return Settings{}, fmt.Errorf("%s: %w", SetupEnv, err)
+		}
+		return s, nil
+	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Settings{}, ErrNotConfigured
@@ -52,14 +67,41 @@ func Load(path string) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	var s Settings
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Settings{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if err := s.Check(); err != nil {
+	s, err := parseSettings(b)
+	if err != nil {
 		return Settings{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// FromEnv reports whether Load reads the settings from SetupEnv.
+func FromEnv() bool {
+	v, ok := os.LookupEnv(SetupEnv)
+	return ok && strings.TrimSpace(v) != ""
+}
+
+// parseSettings reads a setup's JSON and checks it. Its errors say what
+// is wrong without quoting the text: a syntax error would show the bytes
+// around it, which may be a token's.
+func parseSettings(b []byte) (Settings, error) {
+	var s Settings
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Settings{}, errors.New("not a setup as remote setup writes it and remote export prints it (JSON)")
+	}
+	if err := s.Check(); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+// Export is s as remote export prints it and SetupEnv takes it: the
+// settings file's content, on one line.
+func Export(s Settings) (string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // Check reports what makes s unusable: its Config's faults or an unknown

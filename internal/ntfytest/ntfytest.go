@@ -94,7 +94,7 @@ func New(t TB, grants ...[]string) *Server {
 	s.ntfy("user", "add", "phone")
 	s.ntfy("user", "add", "answerer")
 	s.ntfy("access", "asker", s.Topic, "wo")
-	s.ntfy("access", "asker", s.ReplyTopic, "ro")
+	s.ntfy("access", "asker", s.ReplyTopic, "rw")
 	s.ntfy("access", "phone", s.Topic, "ro")
 	s.ntfy("access", "answerer", s.ReplyTopic, "wo")
 	for _, g := range grants {

@@ -50,6 +50,12 @@ type Backend struct {
 	// OpenWithin is how long Ask waits for the subscription to open, its
 	// tries included; zero is openWithin.
 	OpenWithin time.Duration
+	// CollectWithin is how long after its tap an answer of the fleet's
+	// (remote.Config.Secret) that no machine has taken yet is collected
+	// by a machine that asks the same question, and Remember how long
+	// one that a machine took is; zero collects none, and only joins a
+	// request that is still open.
+	CollectWithin, Remember time.Duration
 
 	// followUps are the follow-ups still on their way (Finish).
 	followUps sync.WaitGroup
@@ -106,6 +112,14 @@ type button struct {
 // the cause ctx ends with if it is a *dialog.Closed ("Approved in the
 // dialog at 14:05"), and otherwise what was tapped, or that the request
 // closed. Whoever calls Ask ends ctx, and calls Finish before exiting.
+//
+// With a fleet's secret (remote.Config.Secret), the request is the
+// fleet's (fleet.go): Ask first reads the fleet's record of the same
+// question on the server, and collects its answer (given within
+// CollectWithin) or joins it while it is open, without a message of its
+// own on the phone; only a request it put on the phone itself gets a
+// follow-up from it. Its taps are read as every machine reads them
+// (outcome).
 func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, error) {
 	if err := remote.Fits(r); err != nil {
 		return dialog.Answer{}, err
@@ -125,8 +139,13 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	if cl.http == nil {
 		cl.http = &http.Client{CheckRedirect: noRedirect}
 	}
-	asked := b.now()
-	sub := b.subscribe(ctx, cl, id, buttons)
+	began, asked := time.Now(), b.now()
+	var closes int64
+	if d, ok := ctx.Deadline(); ok {
+		closes = d.Unix()
+	}
+	q := newQuestion(b.Config.SecretKey(), r, buttons, id, closes)
+	sub := b.subscribe(ctx, cl, q)
 	// Ask returns only once the subscription has ended: nothing is
 	// reported to Ignored after it.
 	defer sub.stop()
@@ -142,37 +161,174 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	case <-ctx.Done():
 		return dialog.Answer{}, ctx.Err()
 	}
-	closes, _ := ctx.Deadline()
-	if _, err := cl.publish(ctx, b.request(r, closes, id, buttons)); err != nil {
+	if q.key != nil {
+		if bt, ok := b.lookUp(ctx, cl, q, sub.serverTime()); ok {
+			b.took(cl, q)
+			// Collected: given by a person before this Ask began, which
+			// the engine must not take for a dialog that ended at once.
+			pace(ctx, began)
+			return answerFor(r, bt), nil
+		}
+	}
+	return b.await(ctx, cl, r, q, sub, asked)
+}
+
+// await puts q on the phone, or joins the fleet's request of it, and
+// waits for its tap, or for ctx to end; a joined request that ends
+// without a tap is left, and q asked anew.
+func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *question, sub *subscription, asked time.Time) (dialog.Answer, error) {
+	for {
+		if !q.joined() {
+			if err := b.put(ctx, cl, r, q, asked); err != nil {
+				return dialog.Answer{}, err
+			}
+		}
+		if b.Sent != nil {
+			b.Sent()
+		}
+		replies := sub.replies
+		if q.joined() {
+			// What came on the stream before the join was read as
+			// another request's: read it again.
+			replies = b.recheck(ctx, cl, q, sub.replies)
+		}
+		select {
+		case rp := <-replies:
+			if ctx.Err() != nil {
+				// The request ended as the tap came: the end stands.
+				b.tellWhenClosed(ctx, cl, r, q, asked, "")
+				return dialog.Answer{}, ctx.Err()
+			}
+			if rp.ended {
+				// The request this one joined ended without a tap, on
+				// the machine that asked it: ask anew.
+				fresh, err := newRequestID()
+				if err != nil {
+					return dialog.Answer{}, err
+				}
+				q.leave(fresh)
+				continue
+			}
+			if rp.err != nil {
+				return dialog.Answer{}, rp.err
+			}
+			bt := b.settle(ctx, cl, q, rp)
+			b.took(cl, q)
+			b.tellWhenClosed(ctx, cl, r, q, asked, tappedText(bt))
+			return answerFor(r, bt), nil
+		case <-ctx.Done():
+			b.tellWhenClosed(ctx, cl, r, q, asked, "")
+			return dialog.Answer{}, ctx.Err()
+		}
+	}
+}
+
+// recheck reads the fleet's record of the request q just joined, once:
+// a tap or its end that the stream brought before the join, when it was
+// still another request's, is read from there. It returns replies, or a
+// channel with what the record holds.
+func (b *Backend) recheck(ctx context.Context, cl client, q *question, replies chan reply) chan reply {
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		return replies
+	}
+	id, closes, _ := q.current()
+	found := make(chan reply, 1)
+	switch taps := q.taps(ms, closes); {
+	case endedIn(q, id, ms):
+		found <- reply{ended: true}
+	case len(taps) > 0:
+		first := taps[0]
+		for _, t := range taps {
+			if t.at < first.at {
+				first = t
+			}
+		}
+		found <- reply{b: first.bt, at: first.at}
+	default:
+		return replies
+	}
+	return found
+}
+
+// put puts r on the phone as request q. For a fleet, it first claims the
+// request (claim), and joins another machine's claim that comes first
+// instead of putting anything on the phone; where the phone's message
+// cannot be sent after a claim, the claim is ended, so that the machines
+// that joined it ask anew.
+func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time) error {
+	claimed := false
+	if q.key != nil && !q.alone {
+		if claimed = b.claim(ctx, cl, q); q.joined() {
+			return nil
+		}
+	}
+	if _, err := cl.publish(ctx, b.request(r, q)); err != nil {
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
 			// have reached the phone.
-			b.tellWhenClosed(ctx, cl, r, asked, "")
-			return dialog.Answer{}, ctx.Err()
+			b.tellWhenClosed(ctx, cl, r, q, asked, "")
+			return ctx.Err()
 		}
-		return dialog.Answer{}, err
+		if claimed {
+			b.record(cl, q, q.ownID, "end")
+		}
+		return err
 	}
-	if b.Sent != nil {
-		b.Sent()
-	}
+	return nil
+}
 
+// claim writes q's record on the reply topic, waits until the second it
+// was stamped in is over, and reads the fleet's open requests of the same
+// question: where another machine's claim comes first, by the server's
+// time and then its id (the order every poll gives), q joins it. Two
+// machines asking at once so agree on one of them. A claim that cannot be
+// written or read leaves q to ask alone: at worst, the phone shows the
+// question twice. It reports whether the claim was written.
+func (b *Backend) claim(ctx context.Context, cl client, q *question) bool {
+	rec := message{Topic: b.Config.ReplyTopic, Message: openBody(q.key, q.identity, q.content, q.id, q.closes), Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
+	if _, err := cl.publish(ctx, rec); err != nil {
+		if ctx.Err() == nil {
+			b.ignored(fmt.Sprintf("the fleet's record of this request could not be written, so no other machine can join it: %v", err))
+		}
+		return false
+	}
+	t := time.NewTimer(settleAfter)
+	defer t.Stop()
 	select {
-	case rp := <-sub.replies:
-		if ctx.Err() != nil {
-			// The request ended as the tap came: the end stands.
-			b.tellWhenClosed(ctx, cl, r, asked, "")
-			return dialog.Answer{}, ctx.Err()
-		}
-		if rp.err != nil {
-			return dialog.Answer{}, rp.err
-		}
-		b.tellWhenClosed(ctx, cl, r, asked, tappedText(rp.b))
-		return answerFor(r, rp.b), nil
+	case <-t.C:
 	case <-ctx.Done():
-		b.tellWhenClosed(ctx, cl, r, asked, "")
-		return dialog.Answer{}, ctx.Err()
+		return true
+	}
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		return true
+	}
+	if first := firstOpen(q, ms); first != nil && first.id != q.ownID {
+		q.mu.Lock()
+		q.id, q.closes, q.join = first.id, first.closes, true
+		q.mu.Unlock()
+		// This claim is over: no machine may join it.
+		b.record(cl, q, q.ownID, "end")
+	}
+	return true
+}
+
+// pace holds a collected answer until paceCollected after began, or ctx
+// ends.
+func pace(ctx context.Context, began time.Time) {
+	t := time.NewTimer(time.Until(began.Add(paceCollected)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
+
+// paceCollected is the least time Ask takes to return an answer collected
+// from the fleet's record: more than lifecycle.DefaultHumanAnswer, so that
+// the holder does not read it as a dialog that died at once.
+const paceCollected = 500 * time.Millisecond
 
 // Finish implements dialog.Finisher: it waits until the follow-ups of the
 // requests asked have been sent (or given up on), or ctx ends.
@@ -188,8 +344,10 @@ func (b *Backend) Finish(ctx context.Context) {
 // reply is what the subscription found: a tap on one of the buttons, or
 // why it cannot go on.
 type reply struct {
-	b   *button
-	err error
+	b     *button
+	at    int64 // the server's time of the tap
+	ended bool  // the request joined ended without a tap
+	err   error
 }
 
 // subscription reads the reply topic for a tap on one of a request's
@@ -200,8 +358,25 @@ type subscription struct {
 	opened chan struct{}
 	stop   func()
 
-	mu      sync.Mutex
-	lastErr error // why the first connection is not open yet
+	mu       sync.Mutex
+	lastErr  error // why the first connection is not open yet
+	openedAt int64 // the server's time when the first connection opened
+}
+
+// open records that the first connection opened, at the server's time.
+func (s *subscription) open(serverTime int64) {
+	s.mu.Lock()
+	s.openedAt = serverTime
+	s.mu.Unlock()
+	close(s.opened)
+}
+
+// serverTime is the server's time when the subscription first opened:
+// what a machine whose clock is off compares the fleet's times with.
+func (s *subscription) serverTime() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.openedAt
 }
 
 func (s *subscription) lastError() error {
@@ -219,7 +394,7 @@ func (s *subscription) lastError() error {
 // before any, from the server's time when the first opened, whatever this
 // machine's clock says. A server that cannot be reached at the start is
 // tried again after Retry too, until Ask gives up on it (openWithin).
-func (b *Backend) subscribe(ctx context.Context, cl client, id string, buttons []*button) *subscription {
+func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscription {
 	s := &subscription{replies: make(chan reply, 1), opened: make(chan struct{})}
 	sctx, cancel := context.WithCancel(ctx)
 	ended := make(chan struct{})
@@ -227,15 +402,22 @@ func (b *Backend) subscribe(ctx context.Context, cl client, id string, buttons [
 	var openOnce sync.Once
 	var openedAt int64
 	openedOnce := func(serverTime int64) {
-		openOnce.Do(func() { openedAt = serverTime; close(s.opened) })
+		openOnce.Do(func() { openedAt = serverTime; s.open(serverTime) })
 	}
 	go func() {
 		defer close(ended)
 		since := ""
 		for {
 			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, openedOnce, func(m message) bool {
-				if bt := b.match(id, buttons, m.Message); bt != nil {
-					s.replies <- reply{b: bt}
+				if q.endOf(m.Message) {
+					select {
+					case s.replies <- reply{ended: true}:
+					case <-sctx.Done():
+					}
+					return true
+				}
+				if bt := b.match(q, m.Message); bt != nil {
+					s.replies <- reply{b: bt, at: m.Time}
 					return false
 				}
 				return true
@@ -280,11 +462,30 @@ func (b *Backend) subscribe(ctx context.Context, cl client, id string, buttons [
 // names has its day when that is not the day r was asked, at asked: the
 // person reads it beside the request, maybe the next morning. It does not
 // wait: Finish does.
-func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, asked time.Time, tapped string) {
+func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time, tapped string) {
+	if q.joined() {
+		// The machine that put the request on the phone tells it: one
+		// follow-up per request, not one per machine.
+		return
+	}
 	b.followUps.Add(1)
 	go func() {
 		defer b.followUps.Done()
 		<-ctx.Done()
+		if q.key != nil && errors.Is(context.Cause(ctx), errCallerGone) {
+			// The request lives on in the fleet's record, and on the
+			// phone: a retry on any machine collects or joins it.
+			return
+		}
+		if tapped == "" && q.key != nil {
+			// Beside the follow-up, not before it: each has its time
+			// to be sent, or reported lost.
+			b.followUps.Add(1)
+			go func() {
+				defer b.followUps.Done()
+				b.record(cl, q, q.ownID, "end")
+			}()
+		}
 		var closed *dialog.Closed
 		at := dialog.Clock(b.now().Local(), asked)
 		text := "This request closed at " + at + " without an answer from here."
@@ -298,47 +499,53 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 	}()
 }
 
+// errCallerGone ends a request whose caller died without saying how it
+// ended (remote.Program's stdin ended): for a fleet, the request is not
+// over, and nothing is told.
+var errCallerGone = errors.New("the caller of " + remote.Program + " is gone")
+
 // Why a reply answered nothing, as Ignored is told.
 const (
 	ignoredNoCapability = "a reply without an ask-confirm capability"
 	ignoredOldFormat    = "a reply without a request's id (from an ask-confirm before this one, or forged)"
 	ignoredMalformed    = "a reply with a malformed capability"
 	ignoredForged       = "a reply for this request whose capability is not one of its buttons' (forged)"
+	ignoredForeign      = "a reply for this request without its fleet's MAC (made with another setup's secret, or forged)"
 )
 
-// match returns the button of request id whose capability body carries,
+// match returns the button of request q whose capability body carries,
 // or nil (and tells Ignored why) for anything else. A reply for another
 // request, which shares the reply topic, is that request's: it is told as
-// remote.ReplyForAnother, not as a forgery.
-func (b *Backend) match(id string, buttons []*button, body string) *button {
-	body = strings.TrimSpace(body)
-	fields, ok := strings.CutPrefix(body, replyPrefix)
+// remote.ReplyForAnother, not as a forgery; so is a line of another
+// fleet's record, while this fleet's own are passed over. With a fleet's
+// secret, a reply must carry the MAC of its
+// button; a request this machine joined, whose capabilities it never
+// saw, is answered by the MAC alone.
+func (b *Backend) match(q *question, body string) *button {
+	f, ok := fields(body)
 	if !ok {
-		if strings.HasPrefix(body, oldReplyPrefix) {
+		body = strings.TrimSpace(body)
+		switch {
+		case strings.HasPrefix(body, oldReplyPrefix):
 			b.ignored(ignoredOldFormat)
-		} else {
+		case strings.HasPrefix(body, replyPrefix):
+			// A field given twice is no reply this version writes.
+			b.ignored(ignoredMalformed)
+		default:
 			b.ignored(ignoredNoCapability)
 		}
 		return nil
 	}
-	var req, capHex string
-	seen := map[string]bool{}
-	for _, f := range strings.Split(fields, " ") {
-		name, value, _ := strings.Cut(f, "=")
-		if seen[name] {
-			// A field given twice is no reply this version writes.
-			b.ignored(ignoredMalformed)
-			return nil
+	id, closes, joined := q.current()
+	if f["rec"] != "" || f["fleet"] != "" {
+		// The fleet's record, or a setup's marker: no reply. This
+		// fleet's own are no news; another's are another's.
+		if q.key == nil || !macEqual(f["fleet"], fleetID(q.key)) {
+			b.ignored(remote.ReplyForAnother)
 		}
-		seen[name] = true
-		switch name {
-		case "req":
-			req = value
-		case "cap":
-			capHex = value
-		}
+		return nil
 	}
-	if req != id {
+	if req := f["req"]; req != id {
 		if req == "" {
 			b.ignored(ignoredMalformed)
 		} else {
@@ -346,32 +553,71 @@ func (b *Backend) match(id string, buttons []*button, body string) *button {
 		}
 		return nil
 	}
+	var found *button
+	if !joined {
+		if found = q.byCapability(f["cap"]); found == nil {
+			b.ignored(capabilityFault(f["cap"]))
+			return nil
+		}
+	}
+	if q.key == nil {
+		return found
+	}
+	var byMAC *button
+	for _, bt := range q.buttons {
+		// Every button is compared, whichever matches.
+		if macEqual(f["mac"], replyMAC(q.key, q.identity, id, bt, closes)) {
+			byMAC = bt
+		}
+	}
+	if byMAC == nil || (found != nil && byMAC != found) {
+		b.ignored(ignoredForeign)
+		return nil
+	}
+	return byMAC
+}
+
+// byCapability returns the button of q whose capability capHex is, or
+// nil.
+func (q *question) byCapability(capHex string) *button {
 	var got [capabilityBytes]byte
 	if len(capHex) != hex.EncodedLen(capabilityBytes) {
-		b.ignored(ignoredMalformed)
 		return nil
 	}
 	if _, err := hex.Decode(got[:], []byte(capHex)); err != nil {
-		b.ignored(ignoredMalformed)
 		return nil
 	}
 	var found *button
-	for _, bt := range buttons {
+	for _, bt := range q.buttons {
 		// Every button is compared, whichever matches: the time taken
 		// says nothing of which one did.
 		if subtle.ConstantTimeCompare(got[:], bt.cap[:]) == 1 {
 			found = bt
 		}
 	}
-	if found == nil {
-		b.ignored(ignoredForged)
-	}
 	return found
 }
 
-// replyBody is what the button bt of request id sends.
-func replyBody(id string, bt *button) string {
-	return replyPrefix + "req=" + id + " cap=" + hex.EncodeToString(bt.cap[:])
+// capabilityFault says why capHex, which is none of the buttons', is
+// ignored: malformed, or forged.
+func capabilityFault(capHex string) string {
+	if len(capHex) != hex.EncodedLen(capabilityBytes) {
+		return ignoredMalformed
+	}
+	if _, err := hex.DecodeString(capHex); err != nil {
+		return ignoredMalformed
+	}
+	return ignoredForged
+}
+
+// replyBody is what the button bt of request q sends: with a fleet's
+// secret, with the MAC that lets every machine of the fleet verify it.
+func (q *question) replyBody(bt *button) string {
+	body := replyPrefix + "req=" + q.id + " cap=" + hex.EncodeToString(bt.cap[:])
+	if q.key != nil {
+		body += " mac=" + replyMAC(q.key, q.identity, q.id, bt, q.closes)
+	}
+	return body
 }
 
 // newRequestID makes a request's id: random, so that no two requests,
@@ -437,7 +683,11 @@ func newButtons(r dialog.Request) ([]*button, error) {
 
 // request is the message that asks r on the phone: its text shown
 // literally (no Markdown), with who asks and when it closes.
-func (b *Backend) request(r dialog.Request, closes time.Time, id string, buttons []*button) message {
+func (b *Backend) request(r dialog.Request, q *question) message {
+	var closes time.Time
+	if q.closes != 0 {
+		closes = time.Unix(q.closes, 0)
+	}
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
@@ -458,14 +708,20 @@ func (b *Backend) request(r dialog.Request, closes time.Time, id string, buttons
 		Priority: 5,
 		Tags:     []string{"question"},
 	}
-	for _, bt := range buttons {
+	for _, bt := range q.buttons {
+		headers := map[string]string{"Authorization": "Bearer " + b.Config.AnswerToken}
+		if q.key != nil {
+			// The tap carries its question's tag, which a machine that
+			// never asked filters the reply topic by.
+			headers["X-Tags"] = keyTag(q.key, q.identity)
+		}
 		m.Actions = append(m.Actions, action{
 			Action:  "http",
 			Label:   bt.label,
 			URL:     b.Config.TopicURL(b.Config.ReplyTopic),
 			Method:  http.MethodPost,
-			Headers: map[string]string{"Authorization": "Bearer " + b.Config.AnswerToken},
-			Body:    replyBody(id, bt),
+			Headers: headers,
+			Body:    q.replyBody(bt),
 			Clear:   true,
 		})
 	}
@@ -512,6 +768,8 @@ func tappedText(bt *button) string {
 		return "Approved on the phone"
 	case "option":
 		return "Chose " + strconv.Quote(bt.label) + " on the phone"
+	case "doubt":
+		return "Denied: two different answers came from the phone within one second"
 	default:
 		return "Denied on the phone"
 	}

@@ -4,13 +4,17 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/internal/padding"
 	"github.com/ask-confirm/ask-confirm/remote"
 )
+
+// replyBody is what button bt of request id sends, without a fleet.
+func replyBody(id string, bt *button) string {
+	return (&question{id: id}).replyBody(bt)
+}
 
 // Text longer than ntfy delivers is cut on a rune boundary, with a note
 // that says how much is missing; shorter text is untouched.
@@ -36,15 +40,15 @@ func TestMatch(t *testing.T) {
 	const id = "0123456789abcdef"
 	bs := []*button{{choice: "deny"}, {choice: "approve"}}
 	bs[0].cap[0], bs[1].cap[0] = 1, 2
-	if got := b.match(id, bs, replyBody(id, bs[1])); got != bs[1] {
+	if got := b.match(&question{id: id, buttons: bs}, replyBody(id, bs[1])); got != bs[1] {
 		t.Fatalf("approve's capability matched %+v", got)
 	}
-	if got := b.match(id, bs, replyBody(id, bs[0])+"\n"); got != bs[0] {
+	if got := b.match(&question{id: id, buttons: bs}, replyBody(id, bs[0])+"\n"); got != bs[0] {
 		t.Fatalf("deny's capability matched %+v", got)
 	}
 	// A field this version does not know (a later one's MAC) is passed
 	// over.
-	if got := b.match(id, bs, replyBody(id, bs[1])+" mac=00ff"); got != bs[1] {
+	if got := b.match(&question{id: id, buttons: bs}, replyBody(id, bs[1])+" mac=00ff"); got != bs[1] {
 		t.Fatalf("a reply with one more field matched %+v", got)
 	}
 	other := &button{}
@@ -65,7 +69,7 @@ func TestMatch(t *testing.T) {
 		{replyBody("fedcba9876543210", bs[1]), remote.ReplyForAnother},
 	} {
 		reasons = nil
-		if got := b.match(id, bs, tc.body); got != nil {
+		if got := b.match(&question{id: id, buttons: bs}, tc.body); got != nil {
 			t.Errorf("%q matched %+v", tc.body, got)
 		}
 		if len(reasons) != 1 || reasons[0] != tc.reason {
@@ -87,7 +91,7 @@ func FuzzReply(f *testing.F) {
 	f.Add("")
 	f.Fuzz(func(t *testing.T, body string) {
 		b := &Backend{}
-		got := b.match(id, bs, body)
+		got := b.match(&question{id: id, buttons: bs}, body)
 		if got == nil {
 			return
 		}
@@ -104,13 +108,13 @@ func TestRequestShowsTheTail(t *testing.T) {
 	b := &Backend{}
 	for _, c := range padding.Cases {
 		r := dialog.Request{Message: padding.Head + c.Pad + padding.Tail, OKLabel: "Allow", CancelLabel: "Deny", Origin: "Claude Code in ~/w"}
-		m := b.request(r, time.Time{}, "", nil).Message
+		m := b.request(r, &question{}).Message
 		if !strings.HasPrefix(m, padding.Head) || !strings.Contains(m, padding.Tail+"\n\nAsked by Claude Code in ~/w") || len(m) > 200 {
 			t.Errorf("%s: the phone's message is %d bytes:\n%.300q", c.Name, len(m), m)
 		}
 	}
 	r := dialog.Request{Message: "Run this?\n" + strings.Repeat("x", 10000) + "\nrm -rf ~/important", OKLabel: "Allow", CancelLabel: "Deny", Origin: "Claude Code in ~/w"}
-	m := b.request(r, time.Time{}, "", nil).Message
+	m := b.request(r, &question{}).Message
 	if len(m) > MaxMessageBytes || !strings.HasPrefix(m, "Too long to show whole") || !strings.HasSuffix(m, "rm -rf ~/important\n\nAsked by Claude Code in ~/w") {
 		t.Errorf("a message too long for ntfy is not cut to its head and tail: %d bytes, %.200q … %q", len(m), m, m[max(0, len(m)-80):])
 	}

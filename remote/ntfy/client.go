@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
@@ -342,4 +343,57 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 		return nil, fmt.Errorf("subscribing to the ntfy server: %s", serverSaid(resp))
 	}
 	return resp, nil
+}
+
+// pollWithin bounds a poll: ntfy answers one within milliseconds, even
+// over 10,000 cached messages, and a server that holds it longer is
+// stalling, and must not use up the time the phone's message has to be
+// sent within the caller's wait.
+const pollWithin = 2 * time.Second
+
+// maxPolled bounds the messages one poll reads: a poll filters by a tag
+// only one question's records and taps carry, so more than this is a
+// flood, and what is past it is not read.
+const maxPolled = 1000
+
+// poll reads topic's cached messages from since on (all, a message ID or
+// a Unix time) that carry every tag of tags, filtered by the server, in
+// its order (time in whole seconds, then a random id): one request,
+// whatever else the topic holds.
+func (cl client) poll(ctx context.Context, topic, since string, tags ...string) ([]message, error) {
+	q := url.Values{"poll": {"1"}, "since": {since}}
+	if len(tags) > 0 {
+		q.Set("tags", strings.Join(tags, ","))
+	}
+	tctx, cancel := context.WithTimeout(ctx, pollWithin)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tctx, http.MethodGet, cl.c.TopicURL(topic)+"/json?"+q.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %s", serverSaid(resp))
+	}
+	var out []message
+	lines := bufio.NewReaderSize(resp.Body, 16<<10)
+	for len(out) < maxPolled {
+		line, _, _, rerr := readLine(lines, maxLine)
+		var m message
+		if line != nil && json.Unmarshal(line, &m) == nil && m.Event == "message" {
+			out = append(out, m)
+		}
+		if rerr == io.EOF {
+			return out, nil
+		}
+		if rerr != nil {
+			return out, fmt.Errorf("reading the fleet's record on the ntfy server: %w", rerr)
+		}
+	}
+	return out, nil
 }

@@ -67,13 +67,19 @@ func serveAsk(in io.Reader, out io.Writer) int {
 	ctx := closing{cancelled, start.Closes}
 	go func() {
 		var e remote.AskEnd
-		if dec.Decode(&e) == nil && e.Closed != "" {
+		err := dec.Decode(&e)
+		switch {
+		case err == nil && e.Closed != "":
 			end(&dialog.Closed{What: e.Closed})
-			return
+		case err != nil:
+			// No word from the caller: it died (a holder killed, a
+			// runner torn down).
+			end(errCallerGone)
+		default:
+			end(context.Canceled)
 		}
-		end(context.Canceled)
 	}()
-	b := &Backend{Config: start.Config,
+	b := &Backend{Config: start.Config, CollectWithin: start.CollectWithin, Remember: start.Remember,
 		Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) },
 		Lost:    func(reason string) { emit(remote.AskEvent{Lost: reason}) },
 		Sent:    func() { emit(remote.AskEvent{Sent: true}) }}
@@ -100,7 +106,7 @@ func serveVerify(in io.Reader, out io.Writer) int {
 		fmt.Fprintf(os.Stderr, "%s verify: %v\n", remote.Program, err)
 		return 2
 	}
-	if err := json.NewEncoder(out).Encode(verify(context.Background(), args.Config, nil, args.Writes)); err != nil {
+	if err := json.NewEncoder(out).Encode(verify(context.Background(), args, nil)); err != nil {
 		return 1
 	}
 	return 0

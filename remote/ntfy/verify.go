@@ -26,7 +26,13 @@ import (
 // the request topic then gets one line saying the setup was checked, and
 // the reply topic lines no request answers to. Each failed check says
 // what would mend it (remote.Finding.Mend).
-func verify(ctx context.Context, c remote.Config, hc *http.Client, writes bool) []remote.Finding {
+//
+// With writes and a fleet's secret (remote.Config.Secret), it also checks
+// that the asking token writes the reply topic, where the fleet keeps its
+// record, and that no other fleet's mark is on it (unless args.NewFleet),
+// and, once every check holds, writes this fleet's marker there.
+func verify(ctx context.Context, args remote.VerifyArgs, hc *http.Client) []remote.Finding {
+	c := args.Config
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect}
 	}
@@ -36,11 +42,54 @@ func verify(ctx context.Context, c remote.Config, hc *http.Client, writes bool) 
 	if err != nil || status != http.StatusOK {
 		return v.out
 	}
-	if writes {
+	if args.Writes {
 		v.checkWrites()
 	}
 	v.checkReads()
+	if key := c.SecretKey(); args.Writes && key != nil {
+		v.checkFleet(key, args.NewFleet)
+	}
 	return v.out
+}
+
+// checkFleet looks for another fleet's mark on the reply topic (a setup's
+// marker or a request's record, made with another secret, still in the
+// server's cache), and, where every check so far holds, writes this
+// fleet's marker.
+func (v *verifier) checkFleet(key []byte, newFleet bool) {
+	c := v.c
+	cl := client{c: c, http: v.hc}
+	ms, err := cl.poll(v.ctx, c.ReplyTopic, "all", fleetTag)
+	f := remote.Finding{What: "no other fleet uses " + c.ReplyTopic, OK: err == nil}
+	foreign := 0
+	for _, m := range ms {
+		if foreignFleet(key, m) {
+			foreign++
+		}
+	}
+	switch {
+	case err != nil:
+		f.Detail = dialog.Literal(err.Error(), false)
+		f.Mend = "check --server, and that the asking token reads " + c.ReplyTopic
+	case foreign > 0 && newFleet:
+		f.Detail = "another fleet's mark is there; --new-fleet starts a new one all the same"
+	case foreign > 0:
+		f.OK = false
+		f.Detail = "a setup made with another secret uses these topics (its mark is in the server's cache)"
+		f.Mend = "to join that fleet, run ask-confirm remote export on one of its machines and give its output to this one (as its remote.json, or in ASK_CONFIRM_REMOTE); to start a new fleet whose answers the other machines will not take, run remote setup again with --new-fleet"
+	}
+	v.out = append(v.out, f)
+	for _, f := range v.out {
+		if !f.OK {
+			return
+		}
+	}
+	_, err = cl.publish(v.ctx, message{Topic: c.ReplyTopic, Message: fleetMarker(key), Tags: []string{fleetTag}})
+	marked := remote.Finding{What: "the fleet's marker is written to " + c.ReplyTopic, OK: err == nil}
+	if err != nil {
+		marked.Detail, marked.Mend = dialog.Literal(err.Error(), false), "ntfy access ASKER "+c.ReplyTopic+" rw"
+	}
+	v.out = append(v.out, marked)
 }
 
 // verifier checks one setup's access rules, and keeps what it found.
@@ -111,6 +160,11 @@ func (v *verifier) checkWrites() {
 	v.expect("the asking token publishes to "+c.Topic, true, s, err, "ntfy access ASKER "+c.Topic+" wo")
 	s, err = v.write(c.ReplyTopic, c.AnswerToken, "ask-confirm remote setup: a check, no answer")
 	v.expect("the answer token writes "+c.ReplyTopic, true, s, err, "ntfy access ANSWERER "+c.ReplyTopic+" wo")
+	if c.Secret != "" {
+		// The fleet keeps its record there.
+		s, err = v.write(c.ReplyTopic, c.Token, "ask-confirm remote setup: a check, no answer")
+		v.expect("the asking token writes "+c.ReplyTopic, true, s, err, "ntfy access ASKER "+c.ReplyTopic+" rw")
+	}
 	s, err = v.write(c.ReplyTopic, "", "ask-confirm remote setup: a check, no answer")
 	v.expect("anonymous cannot write "+c.ReplyTopic, false, s, err, anonymousRule(c.ReplyTopic))
 	s, err = v.write(c.Topic, c.AnswerToken, "ask-confirm remote setup: this should have been refused")
@@ -123,7 +177,7 @@ func (v *verifier) checkWrites() {
 func (v *verifier) checkReads() {
 	c := v.c
 	s, err := v.read(c.ReplyTopic, c.Token)
-	v.expect("the asking token reads "+c.ReplyTopic, true, s, err, "ntfy access ASKER "+c.ReplyTopic+" ro")
+	v.expect("the asking token reads "+c.ReplyTopic, true, s, err, "ntfy access ASKER "+c.ReplyTopic+" rw")
 	// The asking token is kept on the machine that asks, where whatever
 	// runs as its user can read it: were it to read the requests, it could
 	// read their buttons and answer in the person's place.

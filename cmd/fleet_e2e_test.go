@@ -1,0 +1,189 @@
+//go:build e2e && unix
+
+package cmd_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/internal/e2e"
+	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
+	"github.com/ask-confirm/ask-confirm/store"
+)
+
+// These tests play a fleet: machines that share one phone setup, each a
+// harness of its own (its own HOME-like XDG tree, store, locks and
+// holders), through the real binary, against the real ntfy server.
+
+// fleetMachine is a machine given the setup exported from another, in
+// ASK_CONFIRM_REMOTE, as a CI system hands a job a secret: no remote.json.
+func fleetMachine(t *testing.T, setup string) *e2e.Harness {
+	t.Helper()
+	h := headless(e2e.NewFakeHarness(t))
+	h.Env = append(h.Env, "ASK_CONFIRM_REMOTE="+setup)
+	return h
+}
+
+// tearDown ends a CI runner: its holders and their children killed with
+// SIGKILL, its store, locks and history deleted.
+func tearDown(t *testing.T, h *e2e.Harness) {
+	t.Helper()
+	recs, err := store.New(filepath.Join(h.Dir, "cache", "ask-confirm", "answers.db")).List()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("the runner's store: %v, %d records", err, len(recs))
+	}
+	for _, r := range recs {
+		if r.HolderPID > 0 {
+			// The holder leads its own process group, with the phone's
+			// program in it: a runner's teardown kills them all.
+			_ = syscall.Kill(-r.HolderPID, syscall.SIGKILL)
+		}
+	}
+	for _, d := range []string{"cache", "state", "config"} {
+		e2e.Must(t, os.RemoveAll(filepath.Join(h.Dir, d)))
+	}
+}
+
+// A second remote setup with the same server and topics does not make a
+// second fleet silently: it refuses, says to use remote export, and
+// records nothing; --new-fleet makes one all the same; remote setup run
+// again on a machine of the fleet keeps its secret. remote export prints
+// the setup, which ASK_CONFIRM_REMOTE takes in place of the file.
+func TestFleetSetupAndExport(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	first := headless(e2e.NewFakeHarness(t))
+	phoneSetUp(t, first, s, "only")
+	file := filepath.Join(first.Dir, "config", "ask-confirm", "remote.json")
+	secretOf := func(path string) string {
+		b, err := os.ReadFile(path)
+		e2e.Must(t, err)
+		var v struct{ Secret string }
+		e2e.Must(t, json.Unmarshal(b, &v))
+		return v.Secret
+	}
+	secret := secretOf(file)
+	if len(secret) != 64 {
+		t.Fatalf("remote setup made the secret %q, want 256 bits in hex", secret)
+	}
+	if o := first.RemoteSetup(s, s.AnswerToken, "--mode", "only"); o.Code != 0 || secretOf(file) != secret {
+		t.Fatalf("setup again on the same machine: exit %d, secret kept %v\n%s%s", o.Code, secretOf(file) == secret, o.Stdout, o.Stderr)
+	}
+
+	second := headless(e2e.NewFakeHarness(t))
+	o := second.RemoteSetup(s, s.AnswerToken)
+	if o.Code != 2 || !strings.Contains(o.Stdout, "FAIL  no other fleet uses replies") || !strings.Contains(o.Stderr, "remote export") || !strings.Contains(o.Stderr, "--new-fleet") {
+		t.Fatalf("a second setup of the same topics: exit %d, want 2 with a hint to remote export\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(second.Dir, "config", "ask-confirm", "remote.json")); !os.IsNotExist(err) {
+		t.Fatalf("the refused setup recorded something: %v", err)
+	}
+
+	exported := first.Run("remote", "export")
+	if exported.Code != 0 || !strings.Contains(exported.Stdout, secret) || strings.Count(strings.TrimSpace(exported.Stdout), "\n") != 0 {
+		t.Fatalf("remote export: exit %d\n%s%s", exported.Code, exported.Stdout, exported.Stderr)
+	}
+	joined := fleetMachine(t, strings.TrimSpace(exported.Stdout))
+	if o := joined.Run("remote", "mode"); o.Code != 0 || strings.TrimSpace(o.Stdout) != "only" {
+		t.Fatalf("remote mode from %s: exit %d %s%s", "ASK_CONFIRM_REMOTE", o.Code, o.Stdout, o.Stderr)
+	}
+	if o := joined.Run("remote", "mode", "also"); o.Code != 2 || !strings.Contains(o.Stderr, "ASK_CONFIRM_REMOTE") {
+		t.Fatalf("remote mode also with the setup in the environment: exit %d %s", o.Code, o.Stderr)
+	}
+	for _, h := range []*e2e.Harness{first, second, joined} {
+		for _, e := range h.History() {
+			if b, _ := json.Marshal(e); strings.Contains(string(b), secret) || strings.Contains(string(b), s.AskerToken) {
+				t.Fatalf("the history holds a secret: %s", b)
+			}
+		}
+	}
+
+	if o := second.RemoteSetup(s, s.AnswerToken, "--new-fleet"); o.Code != 0 {
+		t.Fatalf("setup --new-fleet: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	if other := secretOf(filepath.Join(second.Dir, "config", "ask-confirm", "remote.json")); other == secret || len(other) != 64 {
+		t.Fatalf("--new-fleet made the secret %q", other)
+	}
+}
+
+// The CI story: a job asks with --key, ends as pending (exit 3), and its
+// runner is torn down (holder SIGKILLed, its directories deleted); the
+// person taps Approve; the job re-run on a new runner, which never asked,
+// collects the approval without a second message on the phone. Then a
+// matrix of three jobs on three runners, started at once, asks one
+// question: one message, one tap, three approvals, one follow-up.
+func TestFleetCIStory(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	setup := headless(e2e.NewFakeHarness(t))
+	setup.SetUpPhone(s, "only")
+	exported := setup.Run("remote", "export")
+	if exported.Code != 0 {
+		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
+	}
+	env := strings.TrimSpace(exported.Stdout)
+	phone := ntfytest.NewPhone(t, s)
+
+	ask := []string{"--title", "Deploy", "--message", "Deploy 4f2a1c to production?", "--key", "deploy-4f2a1c", "--remote", "only", "--json"}
+	runner := fleetMachine(t, env)
+	job := runner.Run(append(ask, "--wait", "3s")...)
+	runner.Expect(job, 3, "pending")
+	m := phone.Await(1)
+	tearDown(t, runner)
+	phone.Tap(m, "Approve")
+
+	rerun := fleetMachine(t, env)
+	again := rerun.Run(append(ask, "--wait", "20s")...)
+	if again.Code != 0 {
+		req, _ := http.NewRequest("GET", s.URL+"/"+s.ReplyTopic+"/json?poll=1&since=all", nil)
+		req.Header.Set("Authorization", "Bearer "+s.AskerToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			t.Logf("the reply topic holds:\n%s", b)
+		}
+	}
+	rerun.Expect(again, 0, "approved")
+	time.Sleep(time.Second)
+	if n := phone.Count(); n != 1 {
+		t.Fatalf("the phone received %d messages, want the one request", n)
+	}
+
+	matrix := []string{"--title", "Deploy", "--message", "Roll out release 42?", "--key", "release-42", "--remote", "only", "--json", "--wait", "2m"}
+	var runners []*e2e.Harness
+	for range 3 {
+		runners = append(runners, fleetMachine(t, env))
+	}
+	// The three jobs start at once, as a matrix does.
+	var jobs []*e2e.Running
+	for _, h := range runners {
+		jobs = append(jobs, h.Start(matrix...))
+	}
+	m = phone.Await(2)
+	for _, h := range runners {
+		e2e.Eventually(t, 30*time.Second, "each runner's request to be on the phone", func() bool {
+			for _, e := range h.History() {
+				if e["event"] == "shown" {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	phone.Tap(m, "Approve")
+	for _, j := range jobs {
+		j.H.Expect(j.Wait(90*time.Second), 0, "approved")
+	}
+	expectFollowUp(t, phone, 3, "Approved on the phone at ")
+	time.Sleep(2 * time.Second)
+	if n := phone.Count(); n != 3 {
+		t.Fatalf("the phone received %d messages, want two requests and one follow-up", n)
+	}
+}

@@ -1,0 +1,392 @@
+//go:build e2e && unix
+
+package ntfy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
+	"github.com/ask-confirm/ask-confirm/remote"
+)
+
+// These tests run two or three "machines" of one fleet: Backends that
+// share a setup with its secret and nothing else (each has its own
+// connection, its own request and its own buttons), against the real ntfy
+// server, with the tap through the scripted phone.
+
+// fleetConfig is configOf(s) with a fleet's secret.
+func fleetConfig(t *testing.T, s *ntfytest.Server) remote.Config {
+	t.Helper()
+	c := configOf(s)
+	var err error
+	if c.Secret, err = remote.NewSecret(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// machine is one machine of a fleet: its Backend, and what it reported.
+type machine struct {
+	*Backend
+	mu      sync.Mutex
+	ignored []string
+	sent    chan struct{}
+	once    sync.Once
+	dead    atomic.Bool
+}
+
+// newMachine is a machine with setup c that collects the fleet's answers
+// given within collect. Its connection to the server can be cut for good
+// (kill), as when its runner is torn down.
+func newMachine(c remote.Config, collect time.Duration) *machine {
+	m := &machine{sent: make(chan struct{})}
+	m.Backend = &Backend{Config: c, CollectWithin: collect,
+		HTTP: &http.Client{Transport: cuttable{&m.dead}, CheckRedirect: noRedirect},
+		Ignored: func(r string) {
+			m.mu.Lock()
+			m.ignored = append(m.ignored, r)
+			m.mu.Unlock()
+		},
+		Sent: func() { m.once.Do(func() { close(m.sent) }) }}
+	return m
+}
+
+// cuttable is the default transport until dead: then every request fails,
+// as from a machine that is gone.
+type cuttable struct{ dead *atomic.Bool }
+
+func (c cuttable) RoundTrip(r *http.Request) (*http.Response, error) {
+	if c.dead.Load() {
+		return nil, errors.New("this machine is gone")
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (m *machine) ignoredAs(reason string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.ignored {
+		if r == reason {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *machine) awaitSent(t *testing.T) {
+	t.Helper()
+	select {
+	case <-m.sent:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the machine's request never reached the server")
+	}
+}
+
+// askFor asks r on m until an hour from now.
+func askFor(m *machine, r dialog.Request) *asking {
+	ctx, stop := context.WithTimeout(context.Background(), time.Hour)
+	a := ask(ctx, m.Backend, r)
+	cancel := a.cancel
+	a.cancel = func() { cancel(); stop() }
+	return a
+}
+
+// A machine that never asked collects an answer given on the phone after
+// the machine that asked is gone (cut from the server mid-request, as a
+// runner torn down): no second message on the phone, the answer returned.
+func TestFleetCollectsAfterTheAskerIsGone(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Deploy v2 from CI?")
+	r.Key = "deploy-abc123"
+
+	first := newMachine(c, 15*time.Minute)
+	a := askFor(first, r)
+	m := phone.Await(1)
+	first.awaitSent(t)
+	first.dead.Store(true)
+	a.cancel()
+	<-a.done
+	gone, stop := context.WithTimeout(context.Background(), time.Second)
+	first.Finish(gone)
+	stop()
+
+	if code := phone.Tap(m, "Approve"); code != http.StatusOK {
+		t.Fatalf("the tap got %d", code)
+	}
+	rerun := newMachine(c, 15*time.Minute)
+	b := askFor(rerun, r)
+	ans, err := b.wait(t)
+	if err != nil || !ans.Approved {
+		t.Fatalf("the re-run on another machine: %+v %v, want the approval given on the phone", ans, err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := phone.Count(); n != 1 {
+		t.Fatalf("the phone received %d messages, want the one request alone", n)
+	}
+}
+
+// A second and a third machine asking the same request while it is open
+// join it: one message on the phone, one tap, the same answer everywhere,
+// and one follow-up, from the machine that put it on the phone.
+func TestFleetJoinsAnOpenRequest(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Ship the matrix?")
+	r.Key = "release-42"
+
+	var ms []*machine
+	var asks []*asking
+	for i := range 3 {
+		m := newMachine(c, 15*time.Minute)
+		ms, asks = append(ms, m), append(asks, askFor(m, r))
+		m.awaitSent(t)
+		if i == 0 {
+			phone.Await(1)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := phone.Count(); n != 1 {
+		t.Fatalf("three machines put %d messages on the phone, want 1", n)
+	}
+	phone.Tap(phone.Await(1), "Approve")
+	for i, a := range asks {
+		if ans, err := a.wait(t); err != nil || !ans.Approved {
+			t.Fatalf("machine %d: %+v %v", i+1, ans, err)
+		}
+	}
+	if f := phone.Await(2); !strings.HasPrefix(f.Message, "Approved on the phone at ") {
+		t.Fatalf("follow-up %q", f.Message)
+	}
+	time.Sleep(time.Second)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
+	}
+}
+
+// Approve and Deny tapped within one second: every machine, the one that
+// reads the stream, the one that joined, and one that asks after, within
+// --remember, denies.
+func TestFleetTwoTapsInOneSecondDeny(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Drop the table?")
+	r.Key = "drop-1"
+	asker, joiner := newMachine(c, 15*time.Minute), newMachine(c, 15*time.Minute)
+	a := askFor(asker, r)
+	m := phone.Await(1)
+	asker.awaitSent(t)
+	j := askFor(joiner, r)
+	joiner.awaitSent(t)
+	time.Sleep(ntfytest.ReadingTime)
+	// Both taps early in one second of the server's, which runs on this
+	// machine's clock.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	phone.Tap(m, "Approve")
+	phone.Tap(m, "Cancel")
+	for name, x := range map[string]*asking{"the asker": a, "the joiner": j} {
+		if ans, err := x.wait(t); err != nil || ans.Approved {
+			t.Fatalf("%s: %+v %v, want a deny", name, ans, err)
+		}
+	}
+	// The two machines took the answer: a third reuses it within
+	// --remember.
+	late := newMachine(c, 15*time.Minute)
+	late.Remember = time.Minute
+	if ans, err := askFor(late, r).wait(t); err != nil || ans.Approved {
+		t.Fatalf("a machine that collects after: %+v %v, want a deny", ans, err)
+	}
+}
+
+// A reply made with another fleet's secret answers nothing, on the
+// machine that asked and on one that joined, and is recorded as ignored;
+// another fleet asking the same question on the same topics neither joins
+// this one nor is answered by its tap.
+func TestFleetIgnoresAnotherFleet(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c, other := fleetConfig(t, s), fleetConfig(t, s)
+	r := confirmRequest("Rotate the keys?")
+	r.Key = "rotate"
+	asker, joiner, stranger := newMachine(c, 15*time.Minute), newMachine(c, 15*time.Minute), newMachine(other, 15*time.Minute)
+	a := askFor(asker, r)
+	m := phone.Await(1)
+	asker.awaitSent(t)
+	j := askFor(joiner, r)
+	joiner.awaitSent(t)
+	x := askFor(stranger, r)
+	theirs := phone.Await(2)
+	stranger.awaitSent(t)
+
+	// The other fleet's Approve, sent for this fleet's request.
+	id := requestIDOf(t, m)
+	body := theirs.Actions[len(theirs.Actions)-1].Body
+	forged := strings.Replace(body, "req="+requestIDOf(t, theirs), "req="+id, 1)
+	s.Post(forged)
+	deadline := time.Now().Add(30 * time.Second)
+	for !(joiner.ignoredAs(ignoredForeign) && asker.ignoredAs(ignoredForged)) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !joiner.ignoredAs(ignoredForeign) || !asker.ignoredAs(ignoredForged) {
+		t.Fatalf("the other fleet's reply: the joiner recorded %q, the asker %q", joiner.ignored, asker.ignored)
+	}
+	phone.Tap(m, "Approve")
+	for name, y := range map[string]*asking{"the asker": a, "the joiner": j} {
+		if ans, err := y.wait(t); err != nil || !ans.Approved {
+			t.Fatalf("%s: %+v %v", name, ans, err)
+		}
+	}
+	select {
+	case <-x.done:
+		t.Fatalf("the other fleet's request was answered by this fleet's tap: %+v %v", x.ans, x.err)
+	case <-time.After(2 * time.Second):
+	}
+	x.cancel()
+	x.wait(t)
+}
+
+// Past the time an answer is collected, the same question asks anew, on
+// any machine, and the earlier request's Approve, tapped again, answers
+// nothing.
+func TestFleetSingleUse(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Restart the service?")
+	r.Key = "restart"
+	first := newMachine(c, 0)
+	a := askFor(first, r)
+	old := phone.Await(1)
+	phone.Tap(old, "Approve")
+	if ans, err := a.wait(t); err != nil || !ans.Approved {
+		t.Fatalf("the first request: %+v %v", ans, err)
+	}
+	phone.Await(2) // its follow-up
+	// Another machine, which collects nothing already answered.
+	again := newMachine(c, 0)
+	b := askFor(again, r)
+	m := phone.Await(3)
+	if len(m.Actions) == 0 {
+		t.Fatalf("the third message is %q, want a new request", m.Message)
+	}
+	phone.Tap(old, "Approve")
+	time.Sleep(2 * time.Second)
+	select {
+	case <-b.done:
+		t.Fatalf("the earlier Approve answered the new request: %+v %v", b.ans, b.err)
+	default:
+	}
+	phone.Tap(m, "Cancel")
+	if ans, err := b.wait(t); err != nil || ans.Approved {
+		t.Fatalf("the new request: %+v %v, want the deny tapped", ans, err)
+	}
+}
+
+// Three machines asking the same request at the same moment, before any
+// has seen another's record, agree on one of them: one message on the
+// phone, one tap, three answers.
+func TestFleetAskedAtOnce(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Migrate the database?")
+	r.Key = "migrate-7"
+	var asks []*asking
+	var ms []*machine
+	for range 3 {
+		ms = append(ms, newMachine(c, 15*time.Minute))
+	}
+	for _, m := range ms {
+		asks = append(asks, askFor(m, r))
+	}
+	for _, m := range ms {
+		m.awaitSent(t)
+	}
+	time.Sleep(time.Second)
+	if n := phone.Count(); n != 1 {
+		t.Fatalf("three machines asking at once put %d messages on the phone, want 1", n)
+	}
+	phone.Tap(phone.Await(1), "Approve")
+	for i, a := range asks {
+		if ans, err := a.wait(t); err != nil || !ans.Approved {
+			t.Fatalf("machine %d: %+v %v; it ignored %q", i+1, ans, err, ms[i].ignored)
+		}
+	}
+}
+
+// counting counts the HTTP requests a machine makes.
+type counting struct {
+	n    atomic.Int64
+	next http.RoundTripper
+}
+
+func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// A machine that never asked collects an answer from the fleet's record
+// with the same number of requests to the server however many other
+// messages the reply topic holds: the server filters the record by its
+// tag (P11's bound, at 100 and 2,000 other messages). The look-up's time
+// is logged beside a bare poll's over the whole cache, filtered by a tag
+// nothing carries: the server reads the topic's cache either way.
+func TestFleetLookUpCostIsFixed(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	cl := client{c: c, http: http.DefaultClient}
+	filled := 0
+	var counts []int64
+	for i, others := range []int{100, 2000} {
+		r := confirmRequest("Collect me?")
+		r.Key = fmt.Sprintf("p11-%d", i)
+		first := newMachine(c, 15*time.Minute)
+		a := askFor(first, r)
+		m := phone.Await(i + 1)
+		first.awaitSent(t)
+		first.dead.Store(true)
+		a.cancel()
+		<-a.done
+		phone.Tap(m, "Approve")
+		for ; filled < others; filled++ {
+			s.Post(fmt.Sprintf("unrelated %d", filled))
+		}
+		bare := time.Now()
+		if _, err := cl.poll(context.Background(), c.ReplyTopic, "all", "no-such-tag"); err != nil {
+			t.Fatal(err)
+		}
+		bareTook := time.Since(bare)
+		// The look-up alone, as the collector makes it.
+		bs, _ := newButtons(r)
+		looked := time.Now()
+		if bt, ok := (&Backend{Config: c, CollectWithin: time.Hour}).lookUp(context.Background(), cl, newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0), time.Now().Unix()); !ok || bt.choice != "approve" {
+			t.Fatalf("with %d other messages the look-up found %+v", others, bt)
+		}
+		lookUpTook := time.Since(looked)
+		collector := newMachine(c, 15*time.Minute)
+		count := &counting{next: collector.HTTP.Transport}
+		collector.HTTP.Transport = count
+		ans, err := askFor(collector, r).wait(t)
+		if err != nil || !ans.Approved {
+			t.Fatalf("with %d other messages: %+v %v", others, ans, err)
+		}
+		t.Logf("with %d other messages: the look-up took %s, a bare poll %s; collecting made %d requests", others, lookUpTook, bareTook, count.n.Load())
+		counts = append(counts, count.n.Load())
+	}
+	if counts[0] != counts[1] {
+		t.Fatalf("the look-up made %d requests with 100 other messages and %d with 2,000", counts[0], counts[1])
+	}
+}
