@@ -240,11 +240,12 @@ func indexOf(list []string, s string) int {
 // input shows an entry and returns its text, which may be empty.
 const (
 	// ownTooSoon is the earliest a person cancels the text field that
-	// picking Other… opens: they have just asked for it. The list's
-	// program ends as the field's starts, and GNOME zenity now and then
-	// dies as it starts (see Notice), with Cancel's code, which the
-	// engine, timing the whole request, would take for the person's.
-	ownTooSoon = time.Second
+	// picking Other… opens, as the engine's DefaultHumanAnswer is for a
+	// dialog: the list's program ends as the field's starts, and GNOME
+	// zenity now and then dies as it starts (see Notice), with Cancel's
+	// code, which the engine, timing the whole request, would take for
+	// the person's.
+	ownTooSoon = 400 * time.Millisecond
 	// ownRestarts is how many times the field is shown again.
 	ownRestarts = 3
 )

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strconv"
@@ -196,6 +197,7 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 				callers.stop()
 			}
 		case ans := <-answers:
+			stoppedWithTree(ans.err, h.signals, signalGrace, func() { cancel(e.signalled(id, content, rec)) })
 			final, err := e.recordAnswer(dctx, id, rec, req, ans, e.now().Sub(started), pid)
 			// Every other way closes, and the phone is told what became
 			// of the request: as recorded, whoever recorded it.
@@ -203,6 +205,45 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 			return err
 		}
 	}
+}
+
+// signalGrace is how long a holder whose dialog program died of a stop
+// signal waits for that signal to reach the holder too.
+const signalGrace = time.Second
+
+// stoppedWithTree calls stopped when err is a dialog program's death by a
+// stop signal (SIGTERM, SIGINT or SIGHUP) and a signal reaches the holder
+// on signals within grace. A host that stops its hook stops the hook's
+// whole tree at once (Claude Code does, on No in its own prompt): the
+// program's death, seen first, is then no failure of the dialog but the
+// holder's own stop, which it handles as such.
+func stoppedWithTree(err error, signals <-chan os.Signal, grace time.Duration, stopped func()) {
+	if !killedBySignal(err) {
+		return
+	}
+	select {
+	case <-signals:
+		stopped()
+	case <-time.After(grace):
+	}
+}
+
+// killedBySignal reports whether err is a program's exit by SIGTERM,
+// SIGINT or SIGHUP.
+func killedBySignal(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return false
+	}
+	switch ws.Signal() {
+	case syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 // claim takes the stored request id for the holder pid and returns it with
