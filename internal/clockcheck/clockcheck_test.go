@@ -84,7 +84,7 @@ func TestTheProjectsTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, files, err := Tree(root, "internal/e2e", "internal/ntfytest", "internal/agenttest", "internal/syncbuf", "internal/leakcheck")
+	found, files, err := Tree(root, "internal/e2e", "internal/ntfytest", "internal/agenttest", "internal/syncbuf", "internal/leakcheck", "internal/padding", "internal/helpexample")
 	if err != nil {
 		t.Fatal(err)
 	}
