@@ -280,8 +280,8 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 
 // claim writes q's record on the reply topic, waits until the second it
 // was stamped in is over, and reads the fleet's open requests of the same
-// question: where another machine's claim comes first, by the server's
-// time and then its id (the order every poll gives), q joins it. Two
+// question: where another machine's claim comes first, in the server's
+// order (byServerOrder, which every poll gives), q joins it. Two
 // machines asking at once so agree on one of them. A claim that cannot be
 // written or read leaves q to ask alone: at worst, the phone shows the
 // question twice. It reports whether the claim was written.
@@ -407,8 +407,17 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 	go func() {
 		defer close(ended)
 		since := ""
+		refusedBefore := false // the last try was refused with 403
 		for {
-			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, openedOnce, func(m message) bool {
+			connected := false
+			opened := func(serverTime int64) { connected = true; openedOnce(serverTime) }
+			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, opened, func(m message) bool {
+				if q.key != nil {
+					if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
+						q.see(rec)
+						return true
+					}
+				}
 				if q.endOf(m.Message) {
 					select {
 					case s.replies <- reply{ended: true}:
@@ -432,9 +441,17 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 				return
 			case err == nil:
 				return // a capability matched
+			case errors.As(err, new(forbidden)) && !refusedBefore:
+				// Tried once more (forbidden).
+				refusedBefore = true
 			case errors.Is(err, ErrRefused):
 				s.replies <- reply{err: err}
 				return
+			default:
+				refusedBefore = false
+			}
+			if connected {
+				refusedBefore = false
 			}
 			select {
 			case <-s.opened:
@@ -546,6 +563,9 @@ func (b *Backend) match(q *question, body string) *button {
 		return nil
 	}
 	if req := f["req"]; req != id {
+		if bt := q.otherTap(req, f["mac"]); bt != nil {
+			return bt
+		}
 		if req == "" {
 			b.ignored(ignoredMalformed)
 		} else {

@@ -16,6 +16,11 @@ func replyBody(id string, bt *button) string {
 	return (&question{id: id}).replyBody(bt)
 }
 
+// confirmRequest is a confirmation of message, as the tests ask it.
+func confirmRequest(message string) dialog.Request {
+	return dialog.Request{Kind: dialog.Confirm, Title: "Deploy", Message: message, OKLabel: "Approve", CancelLabel: "Cancel"}
+}
+
 // Text longer than ntfy delivers is cut on a rune boundary, with a note
 // that says how much is missing; shorter text is untouched.
 func TestCut(t *testing.T) {

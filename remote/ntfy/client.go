@@ -187,6 +187,15 @@ func serverSaid(resp *http.Response) string {
 // token, or one without read access to the topic.
 var ErrRefused = errors.New("the ntfy server refused the subscription")
 
+// forbidden is a subscription refused with 403. ntfy answers 403 both
+// for a token without read access and when its accounts' database is
+// busy for a moment (its access check fails on any database error, and a
+// burst of requests meets the write of the tokens' last use): one is
+// tried once more.
+type forbidden struct{ error }
+
+func (f forbidden) Unwrap() error { return f.error }
+
 // idleLimit is how long a subscription may stay silent before it counts
 // as dropped: ntfy sends a keepalive every 45 s by default, so a
 // connection that a NAT or a sleeping laptop killed without a word is
@@ -335,9 +344,12 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 		return nil, fmt.Errorf("subscribing to the ntfy server: %w", err)
 	}
 	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case resp.StatusCode == http.StatusUnauthorized:
 		defer resp.Body.Close()
 		return nil, fmt.Errorf("%w: %s", ErrRefused, serverSaid(resp))
+	case resp.StatusCode == http.StatusForbidden:
+		defer resp.Body.Close()
+		return nil, forbidden{fmt.Errorf("%w: %s", ErrRefused, serverSaid(resp))}
 	case resp.StatusCode != http.StatusOK:
 		defer resp.Body.Close()
 		return nil, fmt.Errorf("subscribing to the ntfy server: %s", serverSaid(resp))
@@ -358,9 +370,24 @@ const maxPolled = 1000
 
 // poll reads topic's cached messages from since on (all, a message ID or
 // a Unix time) that carry every tag of tags, filtered by the server, in
-// its order (time in whole seconds, then a random id): one request,
+// its order (time in whole seconds, then the order it stored them): one request,
 // whatever else the topic holds.
 func (cl client) poll(ctx context.Context, topic, since string, tags ...string) ([]message, error) {
+	ms, err := cl.pollOnce(ctx, topic, since, tags)
+	if errors.As(err, new(forbidden)) {
+		// Tried once more, as a subscription is (forbidden).
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+		ms, err = cl.pollOnce(ctx, topic, since, tags)
+	}
+	return ms, err
+}
+
+// pollOnce makes one try of poll.
+func (cl client) pollOnce(ctx context.Context, topic, since string, tags []string) ([]message, error) {
 	q := url.Values{"poll": {"1"}, "since": {since}}
 	if len(tags) > 0 {
 		q.Set("tags", strings.Join(tags, ","))
@@ -378,7 +405,11 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %s", serverSaid(resp))
+		err := fmt.Errorf("reading the fleet's record on the ntfy server: %s", serverSaid(resp))
+		if resp.StatusCode == http.StatusForbidden {
+			return nil, forbidden{err}
+		}
+		return nil, err
 	}
 	var out []message
 	lines := bufio.NewReaderSize(resp.Body, 16<<10)

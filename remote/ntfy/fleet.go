@@ -105,7 +105,6 @@ type openRecord struct {
 	id     string
 	closes int64
 	at     int64
-	msgID  string
 }
 
 // openBody is the record of request id, asked with identity and content,
@@ -128,7 +127,7 @@ func readOpen(key []byte, identity, content string, m message) (openRecord, bool
 		!macEqual(f["mac"], openMAC(key, identity, content, f["req"], closes)) {
 		return openRecord{}, false
 	}
-	return openRecord{id: f["req"], closes: closes, at: m.Time, msgID: m.ID}, true
+	return openRecord{id: f["req"], closes: closes, at: m.Time}, true
 }
 
 // fleetMarker is what remote setup writes on the reply topic for the fleet
@@ -158,7 +157,8 @@ type tapped struct {
 // outcome is the one answer a request's taps give, whoever reads them,
 // in whatever order they came: the earliest tap by the server's time,
 // unless taps of different buttons share its second, whose order nobody
-// can tell (a poll orders them by a random id, a stream by arrival); then
+// can tell for certain (a poll orders them as the server stored them, a
+// stream by arrival, and a person may tap on two phones); then
 // a deny (inDoubt). It is nil for no taps.
 func outcome(taps []tapped) *button {
 	if len(taps) == 0 {
@@ -200,6 +200,84 @@ type question struct {
 	id     string
 	closes int64
 	join   bool
+	// others are the fleet's other requests of the question seen open
+	// (id to closing time): a tap on one of them answers q too (see).
+	others map[string]int64
+}
+
+// byServerOrder orders the fleet's records as a poll lists them: by the
+// server's time, in whole seconds, then in the order the server stored
+// them (ntfy's cache lists a topic by time, then row). A record stored
+// later comes later within its second, so a claim a machine's poll did
+// not see yet cannot come before one it saw in the same second. The sort
+// is stable, and the poll's order is kept within a second.
+func byServerOrder(a, b openRecord) int {
+	return cmp.Compare(a.at, b.at)
+}
+
+// see notes rec, a request of q's question by another machine of the
+// fleet, found open on the server. Two machines that ask at once agree on
+// one request to put on the phone (claim), but where the server stores a
+// claim late (a loaded server stamps a message's time before it stores
+// it), a machine may not see the other's claim in time, and both requests
+// reach the phone: a tap on either then answers both, so that no machine
+// waits for a tap the person gave on the other.
+func (q *question) see(rec openRecord) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if rec.id == q.ownID || rec.id == q.id {
+		return
+	}
+	if q.others == nil {
+		q.others = map[string]int64{}
+	}
+	q.others[rec.id] = rec.closes
+}
+
+// otherTap returns the button of a tap on request id, one of the fleet's
+// other requests of q's question (see), that carries mac, and makes that
+// request q's current one; nil for anything else.
+func (q *question) otherTap(id, tapMAC string) *button {
+	if q.key == nil {
+		return nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	closes, ok := q.others[id]
+	if !ok {
+		return nil
+	}
+	var found *button
+	for _, bt := range q.buttons {
+		// Every button is compared, whichever matches.
+		if macEqual(tapMAC, replyMAC(q.key, q.identity, id, bt, closes)) {
+			found = bt
+		}
+	}
+	if found != nil {
+		q.others[q.id] = q.closes
+		delete(q.others, id)
+		q.id, q.closes = id, closes
+	}
+	return found
+}
+
+// allTaps are the verified taps among ms of every request of q's question
+// this machine knows of: its own, the one it joined, and the others it
+// saw (see).
+func (q *question) allTaps(ms []message) []tapped {
+	q.mu.Lock()
+	ids := map[string]int64{q.ownID: q.ownCloses, q.id: q.closes}
+	for id, closes := range q.others {
+		ids[id] = closes
+	}
+	q.mu.Unlock()
+	var out []tapped
+	for id, closes := range ids {
+		probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: id, closes: closes}
+		out = append(out, probe.taps(ms, 0)...)
+	}
+	return out
 }
 
 // newQuestion is r as request id with buttons, closing at closes (Unix
@@ -294,11 +372,10 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 		}
 		if rec.closes > now && !closedIn(q, rec, ms) {
 			open = append(open, rec)
+			q.see(rec)
 		}
 	}
-	slices.SortStableFunc(open, func(a, b openRecord) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.msgID, b.msgID))
-	})
+	slices.SortStableFunc(open, byServerOrder)
 	age := time.Duration(now-answeredAt) * time.Second
 	switch {
 	case answer != nil && (len(open) == 0 || open[0].at < answeredAt) && (age < b.Remember || !taken && age < b.CollectWithin):
@@ -352,7 +429,7 @@ func (b *Backend) settle(ctx context.Context, cl client, q *question, rp reply) 
 	if err != nil {
 		return rp.b
 	}
-	taps := append(q.taps(ms, 0), tapped{bt: rp.b, at: rp.at})
+	taps := append(q.allTaps(ms), tapped{bt: rp.b, at: rp.at})
 	return outcome(taps)
 }
 
@@ -418,7 +495,7 @@ func (b *Backend) took(cl client, q *question) {
 	}()
 }
 
-// firstOpen is the first, by the server's time and then its id, of the
+// firstOpen is the first, in the server's order (byServerOrder), of the
 // fleet's requests of q's question in ms that are still open when q's own
 // claim was stamped (its closing time later, not ended, not tapped), q's
 // own among them. Nil where q's own is not there.
@@ -437,11 +514,10 @@ func firstOpen(q *question, ms []message) *openRecord {
 		rec, ok := readOpen(q.key, q.identity, q.content, m)
 		if ok && (rec.id == q.ownID || rec.closes > now && !closedIn(q, rec, ms)) {
 			open = append(open, rec)
+			q.see(rec)
 		}
 	}
-	slices.SortStableFunc(open, func(a, b openRecord) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.msgID, b.msgID))
-	})
+	slices.SortStableFunc(open, byServerOrder)
 	return &open[0]
 }
 

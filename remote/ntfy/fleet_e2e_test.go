@@ -3,10 +3,14 @@
 package ntfy
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +41,7 @@ func fleetConfig(t *testing.T, s *ntfytest.Server) remote.Config {
 // machine is one machine of a fleet: its Backend, and what it reported.
 type machine struct {
 	*Backend
+	asking  *asking // the last askFor on it
 	mu      sync.Mutex
 	ignored []string
 	sent    chan struct{}
@@ -84,11 +89,38 @@ func (m *machine) ignoredAs(reason string) bool {
 
 func (m *machine) awaitSent(t *testing.T) {
 	t.Helper()
+	var returned chan struct{}
+	if m.asking != nil {
+		returned = m.asking.done
+	}
 	select {
 	case <-m.sent:
+	case <-returned:
+		select {
+		case <-m.sent:
+		default:
+			t.Fatalf("Ask returned before its request reached the server: %+v, %v; it ignored %q", m.asking.ans, m.asking.err, m.ignoredList())
+		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("the machine's request never reached the server")
+		t.Fatalf("the machine's request never reached the server; it ignored %q", m.ignoredList())
 	}
+}
+
+// wait is m's last askFor's wait, and says what m ignored if it hangs.
+func (m *machine) wait(t *testing.T) (dialog.Answer, error) {
+	t.Helper()
+	select {
+	case <-m.asking.done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("Ask did not return within 60 s; it ignored %q", m.ignoredList())
+	}
+	return m.asking.wait(t)
+}
+
+func (m *machine) ignoredList() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.ignored)
 }
 
 // askFor asks r on m until an hour from now.
@@ -97,6 +129,7 @@ func askFor(m *machine, r dialog.Request) *asking {
 	a := ask(ctx, m.Backend, r)
 	cancel := a.cancel
 	a.cancel = func() { cancel(); stop() }
+	m.asking = a
 	return a
 }
 
@@ -161,8 +194,8 @@ func TestFleetJoinsAnOpenRequest(t *testing.T) {
 		t.Fatalf("three machines put %d messages on the phone, want 1", n)
 	}
 	phone.Tap(phone.Await(1), "Approve")
-	for i, a := range asks {
-		if ans, err := a.wait(t); err != nil || !ans.Approved {
+	for i := range asks {
+		if ans, err := ms[i].wait(t); err != nil || !ans.Approved {
 			t.Fatalf("machine %d: %+v %v", i+1, ans, err)
 		}
 	}
@@ -319,8 +352,8 @@ func TestFleetAskedAtOnce(t *testing.T) {
 		t.Fatalf("three machines asking at once put %d messages on the phone, want 1", n)
 	}
 	phone.Tap(phone.Await(1), "Approve")
-	for i, a := range asks {
-		if ans, err := a.wait(t); err != nil || !ans.Approved {
+	for i := range asks {
+		if ans, err := ms[i].wait(t); err != nil || !ans.Approved {
 			t.Fatalf("machine %d: %+v %v; it ignored %q", i+1, ans, err, ms[i].ignored)
 		}
 	}
@@ -388,5 +421,105 @@ func TestFleetLookUpCostIsFixed(t *testing.T) {
 	}
 	if counts[0] != counts[1] {
 		t.Fatalf("the look-up made %d requests with 100 other messages and %d with 2,000", counts[0], counts[1])
+	}
+}
+
+// gated holds a machine's requests to the server as a test orders them:
+// its claim waits for claimAfter, and its poll number failPoll (from 1)
+// fails; looked is closed once its first poll (the look-up) answered,
+// claimed once its claim was stored.
+type gated struct {
+	next       http.RoundTripper
+	claimAfter <-chan struct{}
+	failPoll   int64
+	polls      atomic.Int64
+	looked     chan struct{}
+	claimed    chan struct{}
+	claimID    string // the request id its claim named, once claimed
+}
+
+func (g *gated) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && r.URL.Query().Get("poll") == "1" {
+		n := g.polls.Add(1)
+		if n == g.failPoll {
+			return nil, errors.New("this poll fails, as the test says")
+		}
+		resp, err := g.next.RoundTrip(r)
+		if n == 1 {
+			close(g.looked)
+		}
+		return resp, err
+	}
+	if r.Method != http.MethodPost || r.Body == nil {
+		return g.next.RoundTrip(r)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !bytes.Contains(body, []byte("rec=open")) {
+		return g.next.RoundTrip(r)
+	}
+	if g.claimAfter != nil {
+		<-g.claimAfter
+	}
+	resp, err := g.next.RoundTrip(r)
+	var m message
+	if json.Unmarshal(body, &m) == nil {
+		for _, f := range strings.Fields(m.Message) {
+			if id, ok := strings.CutPrefix(f, "req="); ok {
+				g.claimID = id
+			}
+		}
+	}
+	close(g.claimed)
+	return resp, err
+}
+
+// Two machines that ask at once put two requests on the phone where one
+// cannot read the fleet's record after its claim (the same happens when a
+// loaded server stores a claim too late for the other's read). A tap on
+// either request answers both machines: neither waits for a tap the
+// person gave on the other's message. The order is forced: machine 2
+// claims after machine 1 looked the record up, and machine 1 claims after
+// machine 2, so each sees the other's claim, machine 2's first, and
+// machine 1's read of the claims fails.
+func TestFleetTwoRequestsOnThePhoneAnswerEachOther(t *testing.T) {
+	for _, tapOn := range []int{1, 2} {
+		t.Run(fmt.Sprintf("tap on machine %d's", tapOn), func(t *testing.T) {
+			s := ntfytest.New(t)
+			phone := ntfytest.NewPhone(t, s)
+			c := fleetConfig(t, s)
+			r := confirmRequest("Rotate the keys?")
+			r.Key = "rotate-1"
+			m1, m2 := newMachine(c, 15*time.Minute), newMachine(c, 15*time.Minute)
+			g1 := &gated{next: m1.HTTP.Transport, failPoll: 2, looked: make(chan struct{}), claimed: make(chan struct{})}
+			g2 := &gated{next: m2.HTTP.Transport, claimAfter: g1.looked, looked: make(chan struct{}), claimed: make(chan struct{})}
+			g1.claimAfter = g2.claimed
+			m1.HTTP.Transport, m2.HTTP.Transport = g1, g2
+			askFor(m1, r)
+			askFor(m2, r)
+			m1.awaitSent(t)
+			m2.awaitSent(t)
+			first, second := phone.Await(1), phone.Await(2)
+			if phone.Count() != 2 {
+				t.Fatalf("the phone has %d messages, want the two requests", phone.Count())
+			}
+			tapped := map[string]ntfytest.Message{requestIDOf(t, first): first, requestIDOf(t, second): second}
+			m := tapped[g1.claimID]
+			if tapOn == 2 {
+				m = tapped[g2.claimID]
+			}
+			if m.ID == "" {
+				t.Fatalf("the phone's messages %v are not the two machines' requests", tapped)
+			}
+			phone.Tap(m, "Approve")
+			for i, mc := range []*machine{m1, m2} {
+				if ans, err := mc.wait(t); err != nil || !ans.Approved {
+					t.Fatalf("machine %d: %+v %v; it ignored %q", i+1, ans, err, mc.ignored)
+				}
+			}
+		})
 	}
 }

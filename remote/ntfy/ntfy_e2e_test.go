@@ -63,11 +63,6 @@ func (a *asking) wait(t *testing.T) (dialog.Answer, error) {
 	return a.ans, a.err
 }
 
-func confirmRequest(message string) dialog.Request {
-	r := dialog.Request{Kind: dialog.Confirm, Title: "Deploy", Message: message, OKLabel: "Approve", CancelLabel: "Cancel"}
-	return r
-}
-
 // A tap on Approve approves, on Cancel denies, on the approve-for button
 // approves for its period; each is followed by a message saying what was
 // taken, so nobody taps twice in doubt.
