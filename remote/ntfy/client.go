@@ -350,6 +350,9 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 	case resp.StatusCode == http.StatusForbidden:
 		defer resp.Body.Close()
 		return nil, forbidden{fmt.Errorf("%w: %s", ErrRefused, serverSaid(resp))}
+	case resp.StatusCode == http.StatusTooManyRequests:
+		defer resp.Body.Close()
+		return nil, limitedBy(resp, "subscribing to the ntfy server")
 	case resp.StatusCode != http.StatusOK:
 		defer resp.Body.Close()
 		return nil, fmt.Errorf("subscribing to the ntfy server: %s", serverSaid(resp))
@@ -372,6 +375,9 @@ const maxPolled = 1000
 // a Unix time) that carry every tag of tags, filtered by the server, in
 // its order (time in whole seconds, then the order it stored them): one request,
 // whatever else the topic holds.
+// A poll refused for the server's limits (limited) is tried again at
+// the bounded delay of a poll that reads the reply topic (follow), within
+// limitedWithin.
 func (cl client) poll(ctx context.Context, topic, since string, tags ...string) ([]message, error) {
 	ms, err := cl.pollOnce(ctx, topic, since, tags)
 	if errors.As(err, new(forbidden)) {
@@ -383,11 +389,27 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 		}
 		ms, err = cl.pollOnce(ctx, topic, since, tags)
 	}
+	for delay, waited := pollFirst, time.Duration(0); errors.As(err, new(limited)) && waited+delay <= limitedWithin; delay = nextDelay(delay) {
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(delay):
+		}
+		waited += delay
+		ms, err = cl.pollOnce(ctx, topic, since, tags)
+	}
 	return ms, err
 }
 
 // pollOnce makes one try of poll.
 func (cl client) pollOnce(ctx context.Context, topic, since string, tags []string) ([]message, error) {
+	ms, _, err := cl.pollAt(ctx, topic, since, tags)
+	return ms, err
+}
+
+// pollAt makes one try of poll, and returns the server's time when it
+// answered too (its Date), or 0 where it gave none.
+func (cl client) pollAt(ctx context.Context, topic, since string, tags []string) ([]message, int64, error) {
 	q := url.Values{"poll": {"1"}, "since": {since}}
 	if len(tags) > 0 {
 		q.Set("tags", strings.Join(tags, ","))
@@ -396,21 +418,25 @@ func (cl client) pollOnce(ctx context.Context, topic, since string, tags []strin
 	defer cancel()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, cl.c.TopicURL(topic)+"/json?"+q.Encode(), nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
 	resp, err := cl.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
+		return nil, 0, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return nil, 0, limitedBy(resp, "reading the fleet's record on the ntfy server")
+	}
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("reading the fleet's record on the ntfy server: %s", serverSaid(resp))
 		if resp.StatusCode == http.StatusForbidden {
-			return nil, forbidden{err}
+			return nil, 0, forbidden{err}
 		}
-		return nil, err
+		return nil, 0, err
 	}
+	at := serverDate(resp)
 	var out []message
 	lines := bufio.NewReaderSize(resp.Body, 16<<10)
 	for len(out) < maxPolled {
@@ -420,11 +446,11 @@ func (cl client) pollOnce(ctx context.Context, topic, since string, tags []strin
 			out = append(out, m)
 		}
 		if rerr == io.EOF {
-			return out, nil
+			return out, at, nil
 		}
 		if rerr != nil {
-			return out, fmt.Errorf("reading the fleet's record on the ntfy server: %w", rerr)
+			return out, at, fmt.Errorf("reading the fleet's record on the ntfy server: %w", rerr)
 		}
 	}
-	return out, nil
+	return out, at, nil
 }

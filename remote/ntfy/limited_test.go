@@ -1,0 +1,72 @@
+package ntfy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/remote"
+)
+
+// A server that refuses every stream for its limits (429) still has its
+// replies read: by polling, from the server's time when it refused, with
+// the tap matched as a streamed one is, a message polled twice read once,
+// and the request approved by its tap alone.
+func TestStreamRefusedForTheLimitIsPolled(t *testing.T) {
+	const refusedAt = 1_700_000_000
+	var mu sync.Mutex
+	var published message
+	var sinces []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Method == http.MethodPost:
+			json.NewDecoder(r.Body).Decode(&published)
+			fmt.Fprintf(w, `{"id":"req1","time":%d,"event":"message"}`+"\n", refusedAt)
+		case r.URL.Query().Get("poll") != "1":
+			w.Header().Set("Date", time.Unix(refusedAt, 0).UTC().Format(http.TimeFormat))
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprintln(w, `{"code":42903,"http":429,"error":"limit reached: too many active subscriptions"}`)
+		default:
+			sinces = append(sinces, r.URL.Query().Get("since"))
+			// Another request's reply, every time; from the second poll
+			// on, once the request is on the phone, a forged tap, then
+			// its Cancel's and its Approve's.
+			fmt.Fprintf(w, `{"id":"other","time":%d,"event":"message","message":"ask-confirm/2 req=0123456789abcdef cap=00"}`+"\n", refusedAt)
+			if len(sinces) > 1 && len(published.Actions) == 2 {
+				deny, approve := published.Actions[0].Body, published.Actions[1].Body
+				forged := deny[:strings.Index(deny, "cap=")] + "cap=" + strings.Repeat("ab", capabilityBytes)
+				for i, body := range []string{forged, deny, approve} {
+					m, _ := json.Marshal(message{ID: fmt.Sprintf("tap%d", i), Time: refusedAt + 1, Event: "message", Message: body})
+					fmt.Fprintf(w, "%s\n", m)
+				}
+			}
+		}
+	}))
+	defer srv.Close()
+	c := remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker", AnswerToken: "tk_answer"}
+	var ignored []string
+	b := &Backend{Config: c, Ignored: func(reason string) { mu.Lock(); ignored = append(ignored, reason); mu.Unlock() }}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ans, err := b.Ask(ctx, confirmRequest("Anyone?"))
+	if err != nil || ans.Approved {
+		t.Fatalf("Ask: %+v %v, want the first tap's deny", ans, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sinces) < 2 || sinces[0] != fmt.Sprint(refusedAt) || sinces[1] != "other" {
+		t.Fatalf("polled since %q, want the server's time when it refused first (%d), then the last message read", sinces, refusedAt)
+	}
+	want := []string{remote.ReplyForAnother, ignoredForged}
+	if fmt.Sprint(ignored) != fmt.Sprint(want) {
+		t.Fatalf("ignored %q, want %q: each message read once", ignored, want)
+	}
+}
