@@ -60,6 +60,9 @@ func noRedirect(*http.Request, []*http.Request) error {
 type client struct {
 	c    remote.Config
 	http *http.Client
+	// streamAgain is how long follow polls before it tries a stream
+	// again; zero is streamAgainAfter.
+	streamAgain time.Duration
 }
 
 // How long a publish may take: publishWithin in all, its tries included,

@@ -1,6 +1,7 @@
 package ntfy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,7 +107,7 @@ func (cl client) follow(ctx context.Context, topic, since string, tags []string,
 		from = strconv.FormatInt(at, 10)
 	}
 	seen := map[string]bool{}
-	delay, streamAt := time.Duration(0), time.Now().Add(streamAgainAfter)
+	delay, streamAt := time.Duration(0), time.Now().Add(cmp.Or(cl.streamAgain, streamAgainAfter))
 	for {
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package ntfy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -68,5 +69,80 @@ func TestStreamRefusedForTheLimitIsPolled(t *testing.T) {
 	want := []string{remote.ReplyForAnother, ignoredForged}
 	if fmt.Sprint(ignored) != fmt.Sprint(want) {
 		t.Fatalf("ignored %q, want %q: each message read once", ignored, want)
+	}
+}
+
+// A spell of polling ends after its time, and the stream opened again
+// resumes from the last message polled: every message is read once, in
+// order, and none is lost between the two.
+func TestFollowStreamsAgain(t *testing.T) {
+	var mu sync.Mutex
+	var streams []string
+	polls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.URL.Query().Get("poll") == "1" {
+			polls++
+			first := polls == 1
+			mu.Unlock()
+			if first {
+				fmt.Fprintln(w, `{"id":"p1","time":10,"event":"message","message":"polled"}`)
+			}
+			return
+		}
+		streams = append(streams, r.URL.Query().Get("since"))
+		n := len(streams)
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		fmt.Fprintln(w, `{"id":"o","time":11,"event":"open"}`)
+		fmt.Fprintln(w, `{"id":"s1","time":11,"event":"message","message":"streamed"}`)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client(), streamAgain: 10 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var read []string
+	since, opened := "", 0
+	for {
+		last, err := cl.follow(ctx, "replies", since, nil, func(int64) { opened++ }, func(m message) bool {
+			read = append(read, m.Message)
+			return m.Message != "streamed"
+		}, nil)
+		if err == nil {
+			break
+		}
+		if err != errStreamAgain {
+			t.Fatalf("follow: %v", err)
+		}
+		since = last
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(read) != "[polled streamed]" || fmt.Sprint(streams) != "[ p1]" || opened != 2 {
+		t.Fatalf("read %q; streams opened since %q; opened %d times: want [polled streamed], [ p1], 2", read, streams, opened)
+	}
+}
+
+// A poll refused with 403 while the stream is refused for the limit is
+// the subscription's refusal, as a stream's 403 is: tried once more by
+// the caller, then the request fails rather than waits unread.
+func TestFollowPollForbidden(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("poll") == "1" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
+	_, err := cl.follow(context.Background(), "replies", "", nil, nil, func(message) bool { return true }, nil)
+	if !errors.Is(err, ErrRefused) || !errors.As(err, new(forbidden)) {
+		t.Fatalf("follow: %v, want a refusal tried once more", err)
 	}
 }
