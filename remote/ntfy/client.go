@@ -377,9 +377,8 @@ const maxPolled = 1000
 // poll reads topic's cached messages from since on (all, a message ID or
 // a Unix time) that carry every tag of tags, filtered by the server, in
 // its order (time in whole seconds, then the order it stored them): one request,
-// whatever else the topic holds.
-// A poll refused for the server's limits (limited) is tried again at
-// the bounded delay of a poll that reads the reply topic (follow), within
+// whatever else the topic holds. A poll refused for the server's limits
+// (limited) is tried again at the delays of follow's polls, within
 // limitedWithin.
 func (cl client) poll(ctx context.Context, topic, since string, tags ...string) ([]message, error) {
 	ms, err := cl.pollOnce(ctx, topic, since, tags)
@@ -406,13 +405,6 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 
 // pollOnce makes one try of poll.
 func (cl client) pollOnce(ctx context.Context, topic, since string, tags []string) ([]message, error) {
-	ms, _, err := cl.pollAt(ctx, topic, since, tags)
-	return ms, err
-}
-
-// pollAt makes one try of poll, and returns the server's time when it
-// answered too (its Date), or 0 where it gave none.
-func (cl client) pollAt(ctx context.Context, topic, since string, tags []string) ([]message, int64, error) {
 	q := url.Values{"poll": {"1"}, "since": {since}}
 	if len(tags) > 0 {
 		q.Set("tags", strings.Join(tags, ","))
@@ -421,25 +413,24 @@ func (cl client) pollAt(ctx context.Context, topic, since string, tags []string)
 	defer cancel()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, cl.c.TopicURL(topic)+"/json?"+q.Encode(), nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
 	resp, err := cl.http.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
+		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return nil, 0, limitedBy(resp, "reading the fleet's record on the ntfy server")
+		return nil, limitedBy(resp, "reading the fleet's record on the ntfy server")
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("reading the fleet's record on the ntfy server: %s", serverSaid(resp))
 		if resp.StatusCode == http.StatusForbidden {
-			return nil, 0, forbidden{err}
+			return nil, forbidden{err}
 		}
-		return nil, 0, err
+		return nil, err
 	}
-	at := serverDate(resp)
 	var out []message
 	lines := bufio.NewReaderSize(resp.Body, 16<<10)
 	for len(out) < maxPolled {
@@ -449,11 +440,11 @@ func (cl client) pollAt(ctx context.Context, topic, since string, tags []string)
 			out = append(out, m)
 		}
 		if rerr == io.EOF {
-			return out, at, nil
+			return out, nil
 		}
 		if rerr != nil {
-			return out, at, fmt.Errorf("reading the fleet's record on the ntfy server: %w", rerr)
+			return out, fmt.Errorf("reading the fleet's record on the ntfy server: %w", rerr)
 		}
 	}
-	return out, at, nil
+	return out, nil
 }

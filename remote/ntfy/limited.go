@@ -114,7 +114,7 @@ func (cl client) follow(ctx context.Context, topic, since string, tags []string,
 			return last, ctx.Err()
 		case <-time.After(delay):
 		}
-		ms, _, err := cl.pollAt(ctx, topic, from, tags)
+		ms, err := cl.pollOnce(ctx, topic, from, tags)
 		switch {
 		case ctx.Err() != nil:
 			return last, ctx.Err()

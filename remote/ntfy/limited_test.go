@@ -146,3 +146,28 @@ func TestFollowPollForbidden(t *testing.T) {
 		t.Fatalf("follow: %v, want a refusal tried once more", err)
 	}
 }
+
+// A read of the fleet's record refused for the server's limits is tried
+// again after a pause, rather than read as a record that cannot be read
+// (which asks anew, and settles a tap without its second's other taps).
+func TestPollRefusedForTheLimitIsTriedAgain(t *testing.T) {
+	var mu sync.Mutex
+	tries := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		tries++
+		n := tries
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		fmt.Fprintln(w, `{"id":"m1","time":1,"event":"message","topic":"replies","message":"x"}`)
+	}))
+	defer srv.Close()
+	cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
+	ms, err := cl.poll(context.Background(), "replies", "all")
+	if err != nil || len(ms) != 1 || tries != 2 {
+		t.Fatalf("poll: %v %v after %d tries, want the message on the second", ms, err, tries)
+	}
+}
