@@ -41,8 +41,9 @@ type Server struct {
 	bin  string
 	dir  string
 	cmd  *exec.Cmd
-	Addr string // host:port on 127.0.0.1
-	URL  string // http://Addr
+	args []string // more of ntfy serve's flags (NewWith)
+	Addr string   // host:port on 127.0.0.1
+	URL  string   // http://Addr
 
 	Topic, ReplyTopic                   string
 	AskerToken, AnswerToken, PhoneToken string
@@ -78,7 +79,15 @@ func Program(t TB) string {
 // a setup that gives an account too much. It stops with the test.
 func New(t TB, grants ...[]string) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Topic: "requests", ReplyTopic: "replies"}
+	return NewWith(t, nil, grants...)
+}
+
+// NewWith is New for a server started with more of ntfy serve's flags
+// (as ["--visitor-subscription-limit", "2"]), for a test of the server's
+// limits.
+func NewWith(t TB, flags []string, grants ...[]string) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), args: flags, Topic: "requests", ReplyTopic: "replies"}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +146,7 @@ func (s *Server) Start() {
 		"--auth-default-access", "deny-all", "--web-root", "disable", "--keepalive-interval", "5s",
 		// The floods of bogus replies come from this machine too.
 		"--visitor-request-limit-exempt-hosts", "127.0.0.1")
+	s.cmd.Args = append(s.cmd.Args, s.args...)
 	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.t.Fatal(err)

@@ -393,7 +393,8 @@ func (s *subscription) lastError() error {
 // that drops is opened again after Retry, from the last reply read or,
 // before any, from the server's time when the first opened, whatever this
 // machine's clock says. A server that cannot be reached at the start is
-// tried again after Retry too, until Ask gives up on it (openWithin).
+// tried again after Retry too, until Ask gives up on it (openWithin). A
+// stream the server refuses for its limits is read by polling (follow).
 func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscription {
 	s := &subscription{replies: make(chan reply, 1), opened: make(chan struct{})}
 	sctx, cancel := context.WithCancel(ctx)
@@ -411,7 +412,7 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 		for {
 			connected := false
 			opened := func(serverTime int64) { connected = true; openedOnce(serverTime) }
-			last, err := cl.subscribe(sctx, b.Config.ReplyTopic, since, opened, func(m message) bool {
+			last, err := cl.follow(sctx, b.Config.ReplyTopic, since, q.pollTags(), opened, func(m message) bool {
 				if q.key != nil {
 					if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
 						q.see(rec)

@@ -60,6 +60,9 @@ func noRedirect(*http.Request, []*http.Request) error {
 type client struct {
 	c    remote.Config
 	http *http.Client
+	// streamAgain is how long follow polls before it tries a stream
+	// again; zero is streamAgainAfter.
+	streamAgain time.Duration
 }
 
 // How long a publish may take: publishWithin in all, its tries included,
@@ -350,6 +353,9 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 	case resp.StatusCode == http.StatusForbidden:
 		defer resp.Body.Close()
 		return nil, forbidden{fmt.Errorf("%w: %s", ErrRefused, serverSaid(resp))}
+	case resp.StatusCode == http.StatusTooManyRequests:
+		defer resp.Body.Close()
+		return nil, limitedBy(resp, "subscribing to the ntfy server")
 	case resp.StatusCode != http.StatusOK:
 		defer resp.Body.Close()
 		return nil, fmt.Errorf("subscribing to the ntfy server: %s", serverSaid(resp))
@@ -371,7 +377,9 @@ const maxPolled = 1000
 // poll reads topic's cached messages from since on (all, a message ID or
 // a Unix time) that carry every tag of tags, filtered by the server, in
 // its order (time in whole seconds, then the order it stored them): one request,
-// whatever else the topic holds.
+// whatever else the topic holds. A poll refused for the server's limits
+// (limited) is tried again at the delays of follow's polls, within
+// limitedWithin.
 func (cl client) poll(ctx context.Context, topic, since string, tags ...string) ([]message, error) {
 	ms, err := cl.pollOnce(ctx, topic, since, tags)
 	if errors.As(err, new(forbidden)) {
@@ -381,6 +389,15 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 			return nil, err
 		case <-time.After(100 * time.Millisecond):
 		}
+		ms, err = cl.pollOnce(ctx, topic, since, tags)
+	}
+	for delay, waited := pollFirst, time.Duration(0); errors.As(err, new(limited)) && waited+delay <= limitedWithin; delay = nextDelay(delay) {
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(delay):
+		}
+		waited += delay
 		ms, err = cl.pollOnce(ctx, topic, since, tags)
 	}
 	return ms, err
@@ -404,6 +421,9 @@ func (cl client) pollOnce(ctx context.Context, topic, since string, tags []strin
 		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return nil, limitedBy(resp, "reading the fleet's record on the ntfy server")
+	}
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("reading the fleet's record on the ntfy server: %s", serverSaid(resp))
 		if resp.StatusCode == http.StatusForbidden {
