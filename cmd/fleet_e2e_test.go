@@ -247,3 +247,44 @@ func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
 	phone.Tap(phone.AwaitFirst(5, "Drop the staging data, keep the backups?"), "Approve")
 	second.Expect(b.Wait(90*time.Second), 0, "approved")
 }
+
+// With --remote also, an answer given in the dialog on one machine
+// reaches a machine without a display that waits for the same request on
+// the phone, and the phone is followed up once.
+func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
+	t.Parallel() // scripted dialogs only
+	s := ntfytest.New(t)
+	setup := headless(e2e.NewFakeHarness(t))
+	setup.SetUpPhone(s, "only")
+	exported := setup.Run("remote", "export")
+	if exported.Code != 0 {
+		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
+	}
+	env := strings.TrimSpace(exported.Stdout)
+	phone := ntfytest.NewPhone(t, s)
+
+	laptop := e2e.NewFakeHarness(t)
+	laptop.Env = append(laptop.Env, "ASK_CONFIRM_REMOTE="+env)
+	runner := fleetMachine(t, env)
+	ask := []string{"--title", "Deploy", "--message", "Deploy 9c1e to production?", "--key", "deploy-9c1e", "--json", "--wait", "2m"}
+	a := laptop.Start(append(ask, "--remote", "also")...)
+	laptop.WaitShown(1)
+	phone.Await(1)
+	b := runner.Start(append(ask, "--remote", "only")...)
+	e2e.Eventually(t, 30*time.Second, "the runner to join the request", func() bool {
+		for _, e := range runner.History() {
+			if e["event"] == "shown" {
+				return true
+			}
+		}
+		return false
+	})
+	laptop.Answer("approve")
+	laptop.Expect(a.Wait(90*time.Second), 0, "approved")
+	runner.Expect(b.Wait(90*time.Second), 0, "approved")
+	expectFollowUp(t, phone, 2, "Already approved in the dialog at ")
+	time.Sleep(6 * time.Second)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
+	}
+}

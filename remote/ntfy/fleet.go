@@ -724,9 +724,10 @@ func (b *Backend) tellOnce(cl client, q *question, r dialog.Request, text string
 	}
 	tag := keyTag(q.key, q.identity)
 	if owner {
-		// Bounded well within followUpWithin: the follow-up itself must
-		// still be sent, or reported lost, before the holder exits.
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Bounded so that the follow-up itself is still sent, or
+		// reported lost, within the holder's wait for it (10 s); a record
+		// not read in time sends it all the same.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag)
 		cancel()
 		if err == nil && toldBy(q, id, ms) != "" {
