@@ -271,3 +271,36 @@ func TestFleetTapAfterExpiryAnswersNothing(t *testing.T) {
 		t.Fatalf("the new request: %+v %v, want the deny tapped", ans, err)
 	}
 }
+
+// An answer given in a dialog and a tap of the other button on the phone
+// within one second of the server's: the machine that joined, and one
+// that collects after, deny, as for two taps in one second.
+func TestFleetDialogAndPhoneInOneSecondDeny(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Force-push main?")
+	r.Key = "force-push"
+	asker := newMachine(c, 15*time.Minute)
+	a, answered := askEnding(t, asker, r)
+	m := phone.Await(1)
+	asker.awaitSent(t)
+	joiner := newMachine(c, 15*time.Minute)
+	j := askFor(joiner, r)
+	joiner.awaitSent(t)
+	time.Sleep(ntfytest.ReadingTime)
+	// Both early in one second of the server's, which runs on this
+	// machine's clock.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	answered(&dialog.Closed{What: "Approved in the dialog", Status: "approved", Answer: &dialog.Answer{Approved: true}})
+	phone.Tap(m, "Cancel")
+	a.wait(t)
+	if ans, err := j.wait(t); err != nil || ans.Approved {
+		t.Fatalf("the machine that joined: %+v %v, want a deny", ans, err)
+	}
+	late := newMachine(c, 15*time.Minute)
+	late.Remember = time.Minute
+	if ans, err := askFor(late, r).wait(t); err != nil || ans.Approved {
+		t.Fatalf("a machine that collects after: %+v %v, want a deny", ans, err)
+	}
+}
