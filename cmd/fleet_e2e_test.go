@@ -151,9 +151,11 @@ func TestFleetCIStory(t *testing.T) {
 		}
 	}
 	rerun.Expect(again, 0, "approved")
+	// The runner that asked is gone: the re-run follows the phone up.
+	expectFollowUp(t, phone, 2, "Approved on the phone at ")
 	time.Sleep(time.Second)
-	if n := phone.Count(); n != 1 {
-		t.Fatalf("the phone received %d messages, want the one request", n)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the one request and its follow-up", n)
 	}
 
 	matrix := []string{"--title", "Deploy", "--message", "Roll out release 42?", "--key", "release-42", "--remote", "only", "--json", "--wait", "2m"}
@@ -166,7 +168,7 @@ func TestFleetCIStory(t *testing.T) {
 	for _, h := range runners {
 		jobs = append(jobs, h.Start(matrix...))
 	}
-	m = phone.Await(2)
+	m = phone.Await(3)
 	for _, h := range runners {
 		e2e.Eventually(t, 30*time.Second, "each runner's request to be on the phone", func() bool {
 			for _, e := range h.History() {
@@ -181,9 +183,108 @@ func TestFleetCIStory(t *testing.T) {
 	for _, j := range jobs {
 		j.H.Expect(j.Wait(90*time.Second), 0, "approved")
 	}
-	expectFollowUp(t, phone, 3, "Approved on the phone at ")
+	expectFollowUp(t, phone, 4, "Approved on the phone at ")
 	time.Sleep(2 * time.Second)
-	if n := phone.Count(); n != 3 {
-		t.Fatalf("the phone received %d messages, want two requests and one follow-up", n)
+	if n := phone.Count(); n != 4 {
+		t.Fatalf("the phone received %d messages, want two requests and one follow-up each", n)
+	}
+}
+
+// ask-confirm cancel on one machine ends the request for the callers
+// waiting on another machine too (exit 1, cancelled), and the phone is
+// followed up once; a new question under the same key on the other
+// machine supersedes the open one on the first (exit 7).
+func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	setup := headless(e2e.NewFakeHarness(t))
+	setup.SetUpPhone(s, "only")
+	exported := setup.Run("remote", "export")
+	if exported.Code != 0 {
+		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
+	}
+	env := strings.TrimSpace(exported.Stdout)
+	phone := ntfytest.NewPhone(t, s)
+	shown := func(h *e2e.Harness) {
+		e2e.Eventually(t, 30*time.Second, "the machine's request to be on the phone", func() bool {
+			for _, e := range h.History() {
+				if e["event"] == "shown" {
+					return true
+				}
+			}
+			return false
+		})
+	}
+
+	ask := []string{"--title", "Deploy", "--message", "Drop the staging data?", "--key", "drop-staging", "--remote", "only", "--json", "--wait", "2m"}
+	first, second := fleetMachine(t, env), fleetMachine(t, env)
+	a := first.Start(ask...)
+	phone.Await(1)
+	shown(first)
+	b := second.Start(ask...)
+	shown(second)
+	if o := second.Run("cancel", "drop-staging"); o.Code != 0 {
+		t.Fatalf("cancel: exit %d %s", o.Code, o.Stderr)
+	}
+	second.Expect(b.Wait(90*time.Second), 1, "cancelled")
+	first.Expect(a.Wait(90*time.Second), 1, "cancelled")
+	expectFollowUp(t, phone, 2, "This request was cancelled at ")
+	time.Sleep(6 * time.Second)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
+	}
+
+	ask[3] = "Drop the staging data, keep the backups?"
+	ask[5] = "drop-staging-2"
+	older := append([]string(nil), ask...)
+	older[3] = "Drop the staging data?"
+	a = first.Start(older...)
+	phone.Await(3)
+	shown(first)
+	b = second.Start(ask...)
+	first.Expect(a.Wait(90*time.Second), 7, "superseded")
+	phone.AwaitFirst(5, "This request was replaced by a newer one at ")
+	phone.Tap(phone.AwaitFirst(5, "Drop the staging data, keep the backups?"), "Approve")
+	second.Expect(b.Wait(90*time.Second), 0, "approved")
+}
+
+// With --remote also, an answer given in the dialog on one machine
+// reaches a machine without a display that waits for the same request on
+// the phone, and the phone is followed up once.
+func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
+	t.Parallel() // scripted dialogs only
+	s := ntfytest.New(t)
+	setup := headless(e2e.NewFakeHarness(t))
+	setup.SetUpPhone(s, "only")
+	exported := setup.Run("remote", "export")
+	if exported.Code != 0 {
+		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
+	}
+	env := strings.TrimSpace(exported.Stdout)
+	phone := ntfytest.NewPhone(t, s)
+
+	laptop := e2e.NewFakeHarness(t)
+	laptop.Env = append(laptop.Env, "ASK_CONFIRM_REMOTE="+env)
+	runner := fleetMachine(t, env)
+	ask := []string{"--title", "Deploy", "--message", "Deploy 9c1e to production?", "--key", "deploy-9c1e", "--json", "--wait", "2m"}
+	a := laptop.Start(append(ask, "--remote", "also")...)
+	laptop.WaitShown(1)
+	phone.Await(1)
+	b := runner.Start(append(ask, "--remote", "only")...)
+	e2e.Eventually(t, 30*time.Second, "the runner to join the request", func() bool {
+		for _, e := range runner.History() {
+			if e["event"] == "shown" {
+				return true
+			}
+		}
+		return false
+	})
+	laptop.Answer("approve")
+	laptop.Expect(a.Wait(90*time.Second), 0, "approved")
+	runner.Expect(b.Wait(90*time.Second), 0, "approved")
+	expectFollowUp(t, phone, 2, "Already approved in the dialog at ")
+	time.Sleep(6 * time.Second)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
 	}
 }

@@ -42,8 +42,19 @@ type Backend interface {
 // Ask's context, once the request has ended: What says for a person what
 // became of it ("Approved in the dialog", "This request expired"). A way
 // of asking that can still reach the person after Ask returned (a phone)
-// tells them that.
-type Closed struct{ What string }
+// tells them that, and one that other machines share (a fleet's phone)
+// tells them the outcome: Status, and Answer.
+type Closed struct {
+	What string
+	// Status is how the request ended, as the store names it
+	// ("approved", "denied", "expired", "cancelled", "superseded",
+	// "withdrawn", ...); empty where that is not known.
+	Status string
+	// Answer is the answer that another way of asking than the one
+	// closed gave (Status approved or denied); nil where there is none,
+	// or the way closed gave it.
+	Answer *Answer
+}
 
 func (c *Closed) Error() string { return c.What }
 

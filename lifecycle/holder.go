@@ -17,6 +17,7 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -420,6 +421,14 @@ func (e *Engine) classify(dctx context.Context, id, content string, approved boo
 		default:
 			return store.Failed, cause.Error()
 		}
+	}
+	var ended *remote.EndedError
+	if errors.As(err, &ended) {
+		// The fleet ended the request on another machine.
+		if ended.Status == remote.EndedSuperseded {
+			return store.Superseded, ""
+		}
+		return store.Cancelled, ""
 	}
 	if err != nil && channel == wayPhone {
 		// The phone failed to ask, however soon: no early exit of a

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -102,7 +103,7 @@ func (r *race) first(ctx context.Context) reply {
 			r.ask(rp.way)
 			continue
 		}
-		if rp.err == nil && !(early && r.left > 0) {
+		if rp.err == nil && !(early && r.left > 0) || endedElsewhere(rp.err) {
 			return rp
 		}
 		err := rp.err
@@ -119,6 +120,14 @@ func (r *race) first(ctx context.Context) reply {
 		}
 	}
 	return reply{err: errors.Join(errs...)}
+}
+
+// endedElsewhere reports whether err is a way's word that the request
+// ended on another machine (a fleet's cancel or supersede): an outcome
+// of the request, not a failure of the way.
+func endedElsewhere(err error) bool {
+	var ended *remote.EndedError
+	return errors.As(err, &ended)
 }
 
 // closeWaysWithin bounds how long a holder waits for its other ways of
@@ -180,10 +189,15 @@ func closedCause(rec store.Record, w string) error {
 		return closedAs(rec.Status)
 	}
 	what += " " + wayPhrase(by)
+	closed := &dialog.Closed{Status: string(rec.Status)}
 	if by != w {
 		what = "Already " + lowerFirst(what)
+		// The fleet's other machines learn the answer from the way
+		// closed (remote.Backend), as they would a tap.
+		closed.Answer = &dialog.Answer{Approved: rec.Status == store.Approved, Values: rec.Answers, Typed: rec.Typed, For: rec.ApprovedFor}
 	}
-	return &dialog.Closed{What: what}
+	closed.What = what
+	return closed
 }
 
 // What the phone is told about a request that closed without an answer.
@@ -198,17 +212,18 @@ const (
 // closedAs is the cause the ways of asking are closed with for a request
 // that ended as status without an answer.
 func closedAs(status store.Status) *dialog.Closed {
+	what := closedOtherwise
 	switch status {
 	case store.Expired:
-		return &dialog.Closed{What: closedExpired}
+		what = closedExpired
 	case store.Cancelled:
-		return &dialog.Closed{What: closedCancelled}
+		what = closedCancelled
 	case store.Superseded:
-		return &dialog.Closed{What: closedSuperseded}
+		what = closedSuperseded
 	case store.Withdrawn:
-		return &dialog.Closed{What: closedWithdrawn}
+		what = closedWithdrawn
 	}
-	return &dialog.Closed{What: closedOtherwise}
+	return &dialog.Closed{What: what, Status: string(status)}
 }
 
 // ownWay is the name of rec's way of asking other than the phone: its

@@ -62,14 +62,19 @@ type (
 		Remember      time.Duration `json:"remember,omitempty"`
 	}
 	// AskEnd says the request ended; Closed is how, for the phone's
-	// follow-up ("Approved in the dialog"), when the ending said so.
+	// follow-up ("Approved in the dialog"), when the ending said so;
+	// Status and Answer are the outcome (dialog.Closed), which the
+	// fleet's other machines are told.
 	AskEnd struct {
-		Closed string `json:"closed,omitempty"`
+		Closed string         `json:"closed,omitempty"`
+		Status string         `json:"status,omitempty"`
+		Answer *dialog.Answer `json:"answer,omitempty"`
 	}
 	// AskEvent says that the request reached the server (Sent), or is a
 	// reply that answered nothing (Ignored), or the outcome (Done: the
-	// Answer, or the Error), or a follow-up that could not be sent (Lost),
-	// or that the follow-ups are sent (Finished).
+	// Answer, or the Error, or that the fleet Ended the request), or a
+	// follow-up that could not be sent (Lost), or that the follow-ups are
+	// sent (Finished).
 	AskEvent struct {
 		Sent     bool           `json:"sent,omitempty"`
 		Ignored  string         `json:"ignored,omitempty"`
@@ -77,6 +82,7 @@ type (
 		Done     bool           `json:"done,omitempty"`
 		Answer   *dialog.Answer `json:"answer,omitempty"`
 		Error    string         `json:"error,omitempty"`
+		Ended    string         `json:"ended,omitempty"`
 		Finished bool           `json:"finished,omitempty"`
 	}
 	// VerifyArgs is what Program's verify reads: the setup, and whether
@@ -89,6 +95,26 @@ type (
 		NewFleet bool   `json:"new_fleet,omitempty"`
 	}
 )
+
+// Ways a fleet ends a request without an answer (EndedError.Status): an
+// ask-confirm cancel, or a newer question under the same key, on any
+// machine of the fleet.
+const (
+	EndedCancelled  = "cancelled"
+	EndedSuperseded = "superseded"
+)
+
+// EndedError is returned by Ask when the fleet ended the request on
+// another machine: it was cancelled there (Status EndedCancelled), or
+// superseded by a newer question under the same key (EndedSuperseded).
+type EndedError struct{ Status string }
+
+func (e *EndedError) Error() string {
+	if e.Status == EndedSuperseded {
+		return "the request was replaced by a newer one on another machine of the fleet"
+	}
+	return "the request was " + e.Status + " on another machine of the fleet"
+}
 
 // Backend asks the person on their phone, through Program: it publishes
 // the request with one button per answer to Config.Topic and waits on
@@ -170,7 +196,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		var closed *dialog.Closed
 		end := AskEnd{}
 		if errors.As(context.Cause(ctx), &closed) {
-			end.Closed = closed.What
+			end.Closed, end.Status, end.Answer = closed.What, closed.Status, closed.Answer
 		}
 		pr.send(end)
 	}()
@@ -179,6 +205,8 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		switch {
 		case ctx.Err() != nil:
 			return dialog.Answer{}, ctx.Err()
+		case ev.Ended != "":
+			return dialog.Answer{}, &EndedError{Status: ev.Ended}
 		case ev.Error != "":
 			return dialog.Answer{}, errors.New(ev.Error)
 		case ev.Answer == nil:

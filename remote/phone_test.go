@@ -50,6 +50,8 @@ func fakePhone(out string) int {
 		enc.Encode(AskEvent{Done: true, Answer: &dialog.Answer{Approved: true}})
 	case "fail":
 		enc.Encode(AskEvent{Done: true, Error: "the ntfy server refused the subscription"})
+	case "cancelled":
+		enc.Encode(AskEvent{Done: true, Ended: EndedCancelled})
 	case "crash":
 		return 3
 	}
@@ -58,6 +60,8 @@ func fakePhone(out string) int {
 	// Told after the outcome: the caller reports it no more.
 	enc.Encode(AskEvent{Ignored: "late"})
 	os.WriteFile(out, []byte(start.Closes.UTC().Format(time.RFC3339)+"|"+end.Closed+"|"+errString(err)), 0o600)
+	outcome, _ := json.Marshal(end)
+	os.WriteFile(out+".outcome", outcome, 0o600)
 	enc.Encode(AskEvent{Finished: true})
 	return 0
 }
@@ -201,6 +205,35 @@ func TestBackendEndedFirst(t *testing.T) {
 	b.Finish(context.Background())
 	if got, _ := os.ReadFile(out); !strings.Contains(string(got), "|Denied in the dialog|") {
 		t.Errorf("the program was told %q", got)
+	}
+}
+
+// The program is told the outcome too, for the fleet's other machines:
+// the status, and an answer given by another way; and a request the
+// fleet ended on another machine is Ask's EndedError, not a failure.
+func TestBackendOutcomeAndTheFleetsEnd(t *testing.T) {
+	b, _, out := fakeBackend(t)
+	ctx, end := context.WithCancelCause(context.Background())
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		end(&dialog.Closed{What: "Already approved on the terminal", Status: "approved", Answer: &dialog.Answer{Approved: true, Values: []string{"blue"}}})
+	}()
+	if _, err := b.Ask(ctx, question("wait")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ask: %v, want context.Canceled", err)
+	}
+	b.Finish(context.Background())
+	got, _ := os.ReadFile(out + ".outcome")
+	var told AskEnd
+	if err := json.Unmarshal(got, &told); err != nil || told.Status != "approved" || told.Answer == nil || !told.Answer.Approved || len(told.Answer.Values) != 1 {
+		t.Fatalf("the program was told %s", got)
+	}
+
+	ctx, end = context.WithCancelCause(context.Background())
+	defer end(nil)
+	_, err := b.Ask(ctx, question("cancelled"))
+	var ended *EndedError
+	if !errors.As(err, &ended) || ended.Status != EndedCancelled {
+		t.Fatalf("Ask: %v, want the fleet's cancel", err)
 	}
 }
 

@@ -164,6 +164,9 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	if q.key != nil {
 		if bt, ok := b.lookUp(ctx, cl, q, sub.serverTime()); ok {
 			b.took(cl, q)
+			// Where the machine that put it on the phone is gone, this
+			// one tells the phone (tellOnce).
+			b.tellWhenClosed(ctx, cl, r, q, asked, ending{tapped: tappedText(bt, false)})
 			// Collected: given by a person before this Ask began, which
 			// the engine must not take for a dialog that ended at once.
 			pace(ctx, began)
@@ -196,10 +199,16 @@ func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *que
 		case rp := <-replies:
 			if ctx.Err() != nil {
 				// The request ended as the tap came: the end stands.
-				b.tellWhenClosed(ctx, cl, r, q, asked, "")
+				b.tellWhenClosed(ctx, cl, r, q, asked, ending{})
 				return dialog.Answer{}, ctx.Err()
 			}
-			if rp.ended {
+			if rp.ended == recCancel || rp.ended == recSupersede {
+				// A machine of the fleet cancelled the request, or a
+				// newer question superseded it: it ends so here too.
+				b.tellWhenClosed(ctx, cl, r, q, asked, ending{fleet: rp.ended})
+				return dialog.Answer{}, &remote.EndedError{Status: map[string]string{recCancel: remote.EndedCancelled, recSupersede: remote.EndedSuperseded}[rp.ended]}
+			}
+			if rp.ended != "" {
 				// The request this one joined ended without a tap, on
 				// the machine that asked it: ask anew.
 				fresh, err := newRequestID()
@@ -214,10 +223,11 @@ func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *que
 			}
 			bt := b.settle(ctx, cl, q, rp)
 			b.took(cl, q)
-			b.tellWhenClosed(ctx, cl, r, q, asked, tappedText(bt))
+			elsewhere := rp.elsewhere && bt == rp.b
+			b.tellWhenClosed(ctx, cl, r, q, asked, ending{tapped: tappedText(bt, elsewhere), byRecord: elsewhere})
 			return answerFor(r, bt), nil
 		case <-ctx.Done():
-			b.tellWhenClosed(ctx, cl, r, q, asked, "")
+			b.tellWhenClosed(ctx, cl, r, q, asked, ending{})
 			return dialog.Answer{}, ctx.Err()
 		}
 	}
@@ -236,7 +246,7 @@ func (b *Backend) recheck(ctx context.Context, cl client, q *question, replies c
 	found := make(chan reply, 1)
 	switch taps := q.taps(ms, closes); {
 	case endedIn(q, id, ms):
-		found <- reply{ended: true}
+		found <- reply{ended: endingIn(q, id, ms)}
 	case len(taps) > 0:
 		first := taps[0]
 		for _, t := range taps {
@@ -244,7 +254,7 @@ func (b *Backend) recheck(ctx context.Context, cl client, q *question, replies c
 				first = t
 			}
 		}
-		found <- reply{b: first.bt, at: first.at}
+		found <- reply{b: first.bt, at: first.at, elsewhere: first.recorded}
 	default:
 		return replies
 	}
@@ -267,11 +277,11 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
 			// have reached the phone.
-			b.tellWhenClosed(ctx, cl, r, q, asked, "")
+			b.tellWhenClosed(ctx, cl, r, q, asked, ending{})
 			return ctx.Err()
 		}
 		if claimed {
-			b.record(cl, q, q.ownID, "end")
+			b.record(cl, q, q.ownID, recEnd)
 		}
 		return err
 	}
@@ -309,7 +319,7 @@ func (b *Backend) claim(ctx context.Context, cl client, q *question) bool {
 		q.id, q.closes, q.join = first.id, first.closes, true
 		q.mu.Unlock()
 		// This claim is over: no machine may join it.
-		b.record(cl, q, q.ownID, "end")
+		b.record(cl, q, q.ownID, recEnd)
 	}
 	return true
 }
@@ -344,9 +354,14 @@ func (b *Backend) Finish(ctx context.Context) {
 // reply is what the subscription found: a tap on one of the buttons, or
 // why it cannot go on.
 type reply struct {
-	b     *button
-	at    int64 // the server's time of the tap
-	ended bool  // the request joined ended without a tap
+	b  *button
+	at int64 // the server's time of the tap
+	// elsewhere says b is the fleet's record of an answer given on a
+	// machine (rec=answer), not a tap on the phone.
+	elsewhere bool
+	// ended is how the request ended without a tap, as the fleet's
+	// record says: recEnd (the request joined), recCancel, recSupersede.
+	ended string
 	err   error
 }
 
@@ -419,12 +434,18 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 						return true
 					}
 				}
-				if q.endOf(m.Message) {
+				if what := q.endOf(m.Message); what != "" {
 					select {
-					case s.replies <- reply{ended: true}:
+					case s.replies <- reply{ended: what}:
 					case <-sctx.Done():
 					}
-					return true
+					// A joined request's end asks anew; any other ends
+					// the request.
+					return what == recEnd
+				}
+				if bt := q.recordedAnswer(m.Message); bt != nil {
+					s.replies <- reply{b: bt, at: m.Time, elsewhere: true}
+					return false
 				}
 				if bt := b.match(q, m.Message); bt != nil {
 					s.replies <- reply{b: bt, at: m.Time}
@@ -474,18 +495,35 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 	return s
 }
 
+// ending is how a request ended as Ask saw it, for tellWhenClosed.
+type ending struct {
+	// tapped is the answer's follow-up before its time (tappedText);
+	// empty for none.
+	tapped string
+	// byRecord says tapped is an answer another machine recorded: it
+	// names the answer, whatever ctx's cause says ("on the phone").
+	byRecord bool
+	// fleet is recCancel or recSupersede where the fleet's record ended
+	// the request, and so needs no record of this machine's.
+	fleet string
+}
+
 // tellWhenClosed tells the phone, once ctx ends, what became of r: ctx's
-// cause if it is a *dialog.Closed, else tapped (what the person tapped
+// cause if it is a *dialog.Closed, else e.tapped (what the person tapped
 // here), else that r closed without an answer from the phone. The time it
 // names has its day when that is not the day r was asked, at asked: the
 // person reads it beside the request, maybe the next morning. It does not
 // wait: Finish does.
-func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time, tapped string) {
-	if q.joined() {
-		// The machine that put the request on the phone tells it: one
-		// follow-up per request, not one per machine.
-		return
-	}
+//
+// For a fleet, it first records on the reply topic what the fleet's other
+// machines must learn (recordEnd): an answer given here in a dialog or at
+// a terminal, a cancel, a supersede, or the asker's end. The follow-up is
+// sent once per request, fleet-wide (tellOnce), also where the machine
+// that put the request on the phone is gone; a machine that joined it
+// tells only of an end that is the request's (an answer, a cancel, a
+// supersede), never of its own expiry.
+func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time, e ending) {
+	owner := !q.joined()
 	b.followUps.Add(1)
 	go func() {
 		defer b.followUps.Done()
@@ -495,26 +533,76 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 			// phone: a retry on any machine collects or joins it.
 			return
 		}
-		if tapped == "" && q.key != nil {
-			// Beside the follow-up, not before it: each has its time
-			// to be sent, or reported lost.
-			b.followUps.Add(1)
-			go func() {
-				defer b.followUps.Done()
-				b.record(cl, q, q.ownID, "end")
-			}()
-		}
 		var closed *dialog.Closed
+		errors.As(context.Cause(ctx), &closed)
+		shared := b.recordEnd(cl, q, closed, e, owner)
+		if !owner && !shared {
+			return
+		}
 		at := dialog.Clock(b.now().Local(), asked)
 		text := "This request closed at " + at + " without an answer from here."
 		switch {
-		case errors.As(context.Cause(ctx), &closed) && closed.What != "":
+		case e.tapped != "" && (e.byRecord || closed == nil || closed.What == ""):
+			text = e.tapped + " at " + at + "."
+		case closed != nil && closed.What != "":
 			text = closed.What + " at " + at + "."
-		case tapped != "":
-			text = tapped + " at " + at + "."
+		case e.fleet == recCancel:
+			text = "This request was cancelled on another machine at " + at + "."
+		case e.fleet == recSupersede:
+			text = "This request was replaced by a newer one at " + at + "."
 		}
-		b.followUp(cl, r, text)
+		if q.key == nil {
+			b.followUp(cl, r, text)
+			return
+		}
+		b.tellOnce(cl, q, r, text, owner)
 	}()
+}
+
+// recordEnd writes, for a fleet, beside the follow-up (each has its time
+// to be sent, or reported lost), what the other machines learn of how q's
+// request ended as closed and e say: an answer given here other than on
+// the phone (rec=answer), a cancel or a supersede here, or, where this
+// machine put it on the phone and it ended without an answer, its end.
+// It reports whether the end is the request's (an answer, a cancel, a
+// supersede) rather than this machine's alone.
+func (b *Backend) recordEnd(cl client, q *question, closed *dialog.Closed, e ending, owner bool) bool {
+	if e.fleet != "" || e.tapped != "" {
+		return true
+	}
+	if q.key == nil {
+		return false
+	}
+	id, closes, _ := q.current()
+	var body, what string
+	switch {
+	case closed != nil && closed.Answer != nil:
+		bt := q.buttonFor(*closed.Answer)
+		if bt == nil {
+			// No button says it (a typed answer): the others wait for the
+			// phone, or their own end.
+			return false
+		}
+		body, what = answerBody(q, id, closes, bt), "answer"
+	case closed != nil && closed.Status == remote.EndedCancelled:
+		what = recCancel
+	case closed != nil && closed.Status == remote.EndedSuperseded:
+		what = recSupersede
+	case owner:
+		what = recEnd
+	default:
+		return false
+	}
+	b.followUps.Add(1)
+	go func() {
+		defer b.followUps.Done()
+		if body != "" {
+			b.publishRecord(cl, q, body, what)
+			return
+		}
+		b.record(cl, q, id, what)
+	}()
+	return what != recEnd
 }
 
 // errCallerGone ends a request whose caller died without saying how it
@@ -782,17 +870,22 @@ func followUpTag(text string) string {
 	return "no_entry_sign"
 }
 
-// tappedText is the follow-up for a tap on bt, before its time.
-func tappedText(bt *button) string {
+// tappedText is the follow-up for a tap on bt, before its time; for an
+// answer a machine of the fleet recorded, elsewhere.
+func tappedText(bt *button, elsewhere bool) string {
+	where := " on the phone"
+	if elsewhere {
+		where = " on another machine"
+	}
 	switch bt.choice {
 	case "approve", "approve-for":
-		return "Approved on the phone"
+		return "Approved" + where
 	case "option":
-		return "Chose " + strconv.Quote(bt.label) + " on the phone"
+		return "Chose " + strconv.Quote(bt.label) + where
 	case "doubt":
-		return "Denied: two different answers came from the phone within one second"
+		return "Denied: two different answers came within one second"
 	default:
-		return "Denied on the phone"
+		return "Denied" + where
 	}
 }
 

@@ -29,11 +29,21 @@ import (
 //
 //	a button:     req=ID cap=CAPABILITY mac=MAC(identity, ID, choice, closes)
 //	a request:    rec=open fleet=FLEET req=ID content=C closes=UNIX mac=MAC(identity, content, ID, closes)
+//	its answer:   rec=answer fleet=FLEET req=ID choice=CHOICE mac=MAC(identity, ID, choice, closes)
+//	its end:      rec=end|taken|cancel|supersede fleet=FLEET req=ID mac=MAC(identity, ID)
+//	its told:     rec=told fleet=FLEET req=ID by=NONCE mac=MAC(identity, ID, nonce)
 //	the setup:    fleet=FLEET
 //
-// with the tag keyTag(identity) on the first two, which a machine that
+// with the tag keyTag(identity) on all but the last, which a machine that
 // never asked filters the topic by (the server applies it), and fleetTag
-// on the last two, which a second remote setup looks for.
+// on all but the buttons', which a second remote setup looks for.
+//
+// An answer given on a machine in a dialog or at a terminal (rec=answer)
+// is read as a tap of the request, at the server's time of the record;
+// a cancel or a supersede ends the request on every machine, as that;
+// an end (the asker's expiry or withdrawal) makes the machines that
+// joined it ask anew; told says a follow-up was sent to the phone, so
+// that the phone gets one per request (tellOnce).
 
 // fleetTag marks what a fleet writes on the reply topic of its own: a
 // request's record and the setup's marker.
@@ -71,6 +81,18 @@ func keyTag(key []byte, identity string) string {
 // it, for this request and this choice, closing at closes.
 func replyMAC(key []byte, identity, id string, bt *button, closes int64) string {
 	return mac(key, "ask-confirm/2 reply", identity, id, bt.choice, bt.label, strconv.FormatInt(closes, 10))
+}
+
+// answerMAC is what a record of an answer given on a machine of the
+// fleet (a dialog, a terminal) proves: that the fleet answered request id
+// with bt, closing at closes. A deny is "deny" without a label, so that
+// a choice without a Cancel button on the phone can record one.
+func answerMAC(key []byte, identity, id string, bt *button, closes int64) string {
+	label := bt.label
+	if bt.choice == "deny" {
+		label = ""
+	}
+	return mac(key, "ask-confirm/2 answer", identity, id, bt.choice, label, strconv.FormatInt(closes, 10))
 }
 
 // openMAC is what a request's record proves: that the fleet asked
@@ -152,6 +174,9 @@ type tapped struct {
 	bt *button
 	at int64
 	id string
+	// recorded says it is a machine's record of an answer given there
+	// (rec=answer), not a tap on the phone.
+	recorded bool
 }
 
 // outcome is the one answer a request's taps give, whoever reads them,
@@ -318,16 +343,71 @@ func (q *question) taps(ms []message, until int64) []tapped {
 	var out []tapped
 	for _, m := range ms {
 		f, ok := fields(m.Message)
-		if !ok || f["req"] != id || f["rec"] != "" || until != 0 && m.Time > until {
+		if !ok || f["req"] != id || until != 0 && m.Time > until {
 			continue
 		}
-		for _, bt := range q.buttons {
-			if macEqual(f["mac"], replyMAC(q.key, q.identity, id, bt, closes)) {
-				out = append(out, tapped{bt: bt, at: m.Time, id: m.ID})
-			}
+		if bt := q.answerIn(f, id, closes); bt != nil {
+			out = append(out, tapped{bt: bt, at: m.Time, id: m.ID, recorded: f["rec"] == "answer"})
 		}
 	}
 	return out
+}
+
+// answerIn returns the button f, a line's fields, answers request id of
+// q's question (closing at closes) with: a tap on it, or the fleet's
+// record of an answer given on a machine (rec=answer), each with its
+// MAC; nil for anything else.
+func (q *question) answerIn(f map[string]string, id string, closes int64) *button {
+	var found *button
+	switch f["rec"] {
+	case "":
+		for _, bt := range q.buttons {
+			// Every button is compared, whichever matches.
+			if macEqual(f["mac"], replyMAC(q.key, q.identity, id, bt, closes)) {
+				found = bt
+			}
+		}
+	case "answer":
+		for _, bt := range append(slices.Clone(q.buttons), deniedElsewhere) {
+			if macEqual(f["mac"], answerMAC(q.key, q.identity, id, bt, closes)) && found == nil {
+				found = bt
+			}
+		}
+	}
+	return found
+}
+
+// deniedElsewhere is the deny a machine recorded for a request whose
+// buttons on the phone have no Cancel (a choice of three).
+var deniedElsewhere = &button{choice: "deny"}
+
+// buttonFor is the button of q that stands for a, an answer given on
+// this machine other than on the phone, or nil for one no button can
+// say.
+func (q *question) buttonFor(a dialog.Answer) *button {
+	if !a.Approved {
+		for _, bt := range q.buttons {
+			if bt.choice == "deny" {
+				return bt
+			}
+		}
+		return deniedElsewhere
+	}
+	for _, bt := range q.buttons {
+		switch {
+		case bt.choice == "approve" && a.For == 0 && len(a.Values) == 0,
+			bt.choice == "approve-for" && a.For > 0,
+			bt.choice == "option" && !a.Typed && len(a.Values) == 1 && a.Values[0] == bt.label:
+			return bt
+		}
+	}
+	return nil
+}
+
+// answerBody is the fleet's record that request id of q's question, closing
+// at closes, was answered bt on a machine.
+func answerBody(q *question, id string, closes int64, bt *button) string {
+	return replyPrefix + "rec=answer fleet=" + fleetID(q.key) + " req=" + id + " choice=" + bt.choice + " mac=" + answerMAC(q.key, q.identity, id, bt, closes)
 }
 
 // lookUp reads the fleet's record of q on the server, in one poll of its
@@ -350,12 +430,14 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 		return nil, false
 	}
 	var answer *button
+	var answered openRecord
 	var answeredAt int64
 	var taken bool
 	var open []openRecord
 	for _, m := range ms {
 		rec, ok := readOpen(q.key, q.identity, q.content, m)
 		if !ok {
+			b.supersede(cl, q, m, now, ms)
 			continue
 		}
 		probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: rec.id, closes: rec.closes}
@@ -366,7 +448,8 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 				at = min(at, t.at)
 			}
 			if answer == nil || at > answeredAt {
-				answer, answeredAt, taken = bt, at, recordedIn(q, rec.id, "taken", ms)
+				// An answer given on a machine was taken there.
+				answer, answered, answeredAt, taken = bt, rec, at, recordedIn(q, rec.id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
 			}
 			continue
 		}
@@ -379,6 +462,10 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 	age := time.Duration(now-answeredAt) * time.Second
 	switch {
 	case answer != nil && (len(open) == 0 || open[0].at < answeredAt) && (age < b.Remember || !taken && age < b.CollectWithin):
+		// The request answered is q's now, for its follow-up.
+		q.mu.Lock()
+		q.id, q.closes, q.join = answered.id, answered.closes, true
+		q.mu.Unlock()
 		return answer, true
 	case len(open) > 0:
 		q.mu.Lock()
@@ -388,10 +475,57 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 	return nil, false
 }
 
+// supersede writes, without waiting, that the request m records is
+// superseded, where m is the fleet's record of an open request of q's
+// identity (its key) with other content, still open at now by the
+// server's time and not ended: a newer question under the same key
+// replaces it on every machine, which then ends it as superseded. Such a
+// record's MAC cannot be checked without its content, which only its
+// fleet name vouches for; a forged one gets a supersede for a request
+// that is none, which ends nothing.
+func (b *Backend) supersede(cl client, q *question, m message, now int64, ms []message) {
+	f, ok := fields(m.Message)
+	if !ok || f["rec"] != "open" || !macEqual(f["fleet"], fleetID(q.key)) || f["req"] == "" ||
+		macEqual(f["content"], mac(q.key, "ask-confirm/2 content", q.content)[:32]) {
+		return
+	}
+	closes, err := strconv.ParseInt(f["closes"], 10, 64)
+	if err != nil || closes <= now || endedIn(q, f["req"], ms) {
+		return
+	}
+	b.followUps.Add(1)
+	go func() {
+		defer b.followUps.Done()
+		b.record(cl, q, f["req"], recSupersede)
+	}()
+}
+
 // endedIn reports whether ms say that request id of q's question ended
-// without a tap.
+// without a tap: as its asker left it, or cancelled or superseded on a
+// machine of the fleet.
 func endedIn(q *question, id string, ms []message) bool {
-	return recordedIn(q, id, "end", ms)
+	return endingIn(q, id, ms) != ""
+}
+
+// Ways a fleet's request ends without an answer, as its record says:
+// its asker left it (expired, withdrawn: the machines that joined it ask
+// anew), or a machine cancelled it, or a newer question superseded it
+// (every machine ends it so).
+const (
+	recEnd       = "end"
+	recCancel    = "cancel"
+	recSupersede = "supersede"
+)
+
+// endingIn is how ms say that request id of q's question ended without a
+// tap: recCancel or recSupersede before recEnd, or "" for none.
+func endingIn(q *question, id string, ms []message) string {
+	for _, what := range []string{recCancel, recSupersede, recEnd} {
+		if recordedIn(q, id, what, ms) {
+			return what
+		}
+	}
+	return ""
 }
 
 // recordedIn reports whether ms hold the fleet's record what of request
@@ -454,15 +588,54 @@ func isRecord(key []byte, identity, id, what string, f map[string]string) bool {
 	return f["rec"] == what && f["req"] == id && macEqual(f["mac"], mac(key, "ask-confirm/2 "+what, identity, id))
 }
 
-// endOf reports whether body says that the request q joined ended
-// without a tap.
-func (q *question) endOf(body string) bool {
+// endOf is how body says that q's request ended without a tap: cancelled
+// or superseded on a machine of the fleet, or, for a request q joined,
+// ended by its asker; "" for none.
+func (q *question) endOf(body string) string {
 	id, _, joined := q.current()
-	if !joined || q.key == nil {
-		return false
+	if q.key == nil {
+		return ""
 	}
 	f, ok := fields(body)
-	return ok && isRecord(q.key, q.identity, id, "end", f)
+	if !ok {
+		return ""
+	}
+	for _, what := range []string{recCancel, recSupersede, recEnd} {
+		if (what != recEnd || joined) && isRecord(q.key, q.identity, id, what, f) {
+			return what
+		}
+	}
+	return ""
+}
+
+// recordedAnswer returns the button of the fleet's record of an answer
+// given on a machine (rec=answer) that body is, for q's request or one of
+// the fleet's other requests of its question (see), which it then makes
+// q's current one; nil for anything else.
+func (q *question) recordedAnswer(body string) *button {
+	f, ok := fields(body)
+	if !ok || q.key == nil || f["rec"] != "answer" {
+		return nil
+	}
+	id, closes, _ := q.current()
+	if f["req"] == id {
+		return q.answerIn(f, id, closes)
+	}
+	q.mu.Lock()
+	closes, other := q.others[f["req"]]
+	q.mu.Unlock()
+	if !other {
+		return nil
+	}
+	bt := q.answerIn(f, f["req"], closes)
+	if bt != nil {
+		q.mu.Lock()
+		q.others[q.id] = q.closes
+		delete(q.others, f["req"])
+		q.id, q.closes = f["req"], closes
+		q.mu.Unlock()
+	}
+	return bt
 }
 
 // record writes on the reply topic, for a fleet, that request id of q's
@@ -472,12 +645,116 @@ func (b *Backend) record(cl client, q *question, id, what string) {
 	if q.key == nil {
 		return
 	}
-	m := message{Topic: b.Config.ReplyTopic, Message: recordBody(q.key, q.identity, id, what), Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
+	b.publishRecord(cl, q, recordBody(q.key, q.identity, id, what), what)
+}
+
+// publishRecord writes body, the fleet's record what of q's request, on
+// the reply topic, and reports to Lost one that could not be written. It
+// reports whether it was.
+func (b *Backend) publishRecord(cl client, q *question, body, what string) bool {
+	m := message{Topic: b.Config.ReplyTopic, Message: body, Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
 	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
-	if _, err := cl.publish(ctx, m); err != nil && b.Lost != nil {
-		b.Lost(fmt.Sprintf("the fleet's record that this request %s could not be written within %s: %v", map[string]string{"end": "ended", "taken": "was answered here"}[what], followUpWithin, err))
+	_, err := cl.publish(ctx, m)
+	if err != nil && b.Lost != nil {
+		b.Lost(fmt.Sprintf("the fleet's record that this request %s could not be written within %s: %v", recordSays[what], followUpWithin, err))
 	}
+	return err == nil
+}
+
+// recordSays is what each of the fleet's records says of its request,
+// for a record that could not be written.
+var recordSays = map[string]string{
+	recEnd:       "ended",
+	"taken":      "was answered here",
+	"answer":     "was answered on this machine",
+	recCancel:    "was cancelled",
+	recSupersede: "was superseded",
+	recTold:      "was followed up on the phone",
+}
+
+// recTold is the record a machine writes as it sends a request's
+// follow-up (tellOnce).
+const recTold = "told"
+
+// toldWait is how long a machine that did not put a request on the phone
+// waits for the follow-up of the one that did, which is sent within a
+// second or two of the request's end, before it sends one itself: that
+// machine may be gone (a runner torn down).
+const toldWait = 3 * time.Second
+
+// toldBody is the record that a machine, by (a random nonce), sends the
+// follow-up of request id of q's question.
+func toldBody(q *question, id, by string) string {
+	return replyPrefix + "rec=" + recTold + " fleet=" + fleetID(q.key) + " req=" + id + " by=" + by + " mac=" + mac(q.key, "ask-confirm/2 "+recTold, q.identity, id, by)
+}
+
+// toldBy returns who, by its nonce, the first of ms's told records of
+// request id of q's question names, in the server's order; "" for none.
+func toldBy(q *question, id string, ms []message) string {
+	first, at := "", int64(0)
+	for _, m := range ms {
+		f, ok := fields(m.Message)
+		if !ok || f["rec"] != recTold || f["req"] != id || !macEqual(f["mac"], mac(q.key, "ask-confirm/2 "+recTold, q.identity, id, f["by"])) {
+			continue
+		}
+		// A poll lists by time, then as stored: the first of the
+		// earliest second.
+		if first == "" || m.Time < at {
+			first, at = f["by"], m.Time
+		}
+	}
+	return first
+}
+
+// tellOnce sends text, the follow-up of q's request, once fleet-wide. The
+// machine that put the request on the phone (owner) tells at once, unless
+// another machine's follow-up is on record already, and records that it
+// tells. Any other waits toldWait, and tells only where no machine
+// recorded a follow-up by then: it records its own, waits until the
+// records of that second are in, and tells where its record is the first,
+// as every machine reads them. A record that cannot be read or written
+// sends nothing from a machine other than the owner: at worst, the phone
+// is not followed up.
+func (b *Backend) tellOnce(cl client, q *question, r dialog.Request, text string, owner bool) {
+	id, _, _ := q.current()
+	by, err := newRequestID()
+	if err != nil {
+		by = "x"
+	}
+	tag := keyTag(q.key, q.identity)
+	if owner {
+		// Bounded so that the follow-up itself is still sent, or
+		// reported lost, within the holder's wait for it (10 s); a record
+		// not read in time sends it all the same.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag)
+		cancel()
+		if err == nil && toldBy(q, id, ms) != "" {
+			return
+		}
+		b.followUps.Add(1)
+		go func() {
+			defer b.followUps.Done()
+			b.publishRecord(cl, q, toldBody(q, id, by), recTold)
+		}()
+		b.followUp(cl, r, text)
+		return
+	}
+	time.Sleep(toldWait)
+	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
+	defer cancel()
+	if ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag); err != nil || toldBy(q, id, ms) != "" {
+		return
+	}
+	if !b.publishRecord(cl, q, toldBody(q, id, by), recTold) {
+		return
+	}
+	time.Sleep(settleAfter)
+	if ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag); err != nil || toldBy(q, id, ms) != by {
+		return
+	}
+	b.followUp(cl, r, text)
 }
 
 // took records, without waiting, that this machine took q's answer: a

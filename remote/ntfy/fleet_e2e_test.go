@@ -135,7 +135,9 @@ func askFor(m *machine, r dialog.Request) *asking {
 
 // A machine that never asked collects an answer given on the phone after
 // the machine that asked is gone (cut from the server mid-request, as a
-// runner torn down): no second message on the phone, the answer returned.
+// runner torn down): no second request on the phone, the answer returned,
+// and the phone followed up once, by the machine that collected, since
+// the one that asked cannot.
 func TestFleetCollectsAfterTheAskerIsGone(t *testing.T) {
 	s := ntfytest.New(t)
 	phone := ntfytest.NewPhone(t, s)
@@ -163,9 +165,12 @@ func TestFleetCollectsAfterTheAskerIsGone(t *testing.T) {
 	if err != nil || !ans.Approved {
 		t.Fatalf("the re-run on another machine: %+v %v, want the approval given on the phone", ans, err)
 	}
-	time.Sleep(500 * time.Millisecond)
-	if n := phone.Count(); n != 1 {
-		t.Fatalf("the phone received %d messages, want the one request alone", n)
+	if f := phone.Await(2); !strings.HasPrefix(f.Message, "Approved on the phone at ") {
+		t.Fatalf("follow-up %q", f.Message)
+	}
+	time.Sleep(time.Second)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the one request and one follow-up", n)
 	}
 }
 
@@ -387,8 +392,9 @@ func TestFleetLookUpCostIsFixed(t *testing.T) {
 		r := confirmRequest("Collect me?")
 		r.Key = fmt.Sprintf("p11-%d", i)
 		first := newMachine(c, 15*time.Minute)
+		before := phone.Count()
 		a := askFor(first, r)
-		m := phone.Await(i + 1)
+		m := phone.Await(before + 1)
 		first.awaitSent(t)
 		first.dead.Store(true)
 		a.cancel()

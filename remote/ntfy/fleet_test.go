@@ -101,3 +101,87 @@ func mustButtons(t *testing.T, r dialog.Request) []*button {
 	}
 	return bs
 }
+
+// A machine's record of an answer given in its dialog verifies on every
+// machine of the fleet as the button it stands for, and on no other
+// fleet's or request's; a cancel and a supersede end a request for every
+// machine waiting for it, an end only for one that joined it; the first
+// told record, by the server's second, names who follows the phone up.
+func TestFleetRecords(t *testing.T) {
+	key, other := make([]byte, 32), make([]byte, 32)
+	other[0] = 1
+	r := dialog.Request{Title: "Deploy", Message: "Ship?", OKLabel: "Approve", CancelLabel: "Deny", Key: "k", ApproveFor: 3600e9}
+	q := newQuestion(key, r, mustButtons(t, r), "0123456789abcdef", 2000)
+	for _, tc := range []struct {
+		ans  dialog.Answer
+		want string
+	}{
+		{dialog.Answer{}, "deny"},
+		{dialog.Answer{Approved: true}, "approve"},
+		{dialog.Answer{Approved: true, For: 3600e9}, "approve-for"},
+	} {
+		bt := q.buttonFor(tc.ans)
+		if bt == nil || bt.choice != tc.want {
+			t.Fatalf("%+v stands for %+v, want %s", tc.ans, bt, tc.want)
+		}
+		joined := newQuestion(key, r, mustButtons(t, r), "ffffffffffffffff", 0)
+		joined.id, joined.closes, joined.join = q.id, q.closes, true
+		rec := message{Time: 1500, Message: answerBody(q, q.id, q.closes, bt)}
+		if got := joined.taps([]message{rec}, 0); len(got) != 1 || got[0].bt.choice != tc.want || !got[0].recorded {
+			t.Fatalf("the joined machine reads the record of %s as %+v", tc.want, got)
+		}
+		if got := joined.recordedAnswer(rec.Message); got == nil || got.choice != tc.want {
+			t.Fatalf("the joined machine's stream reads the record of %s as %+v", tc.want, got)
+		}
+		foreign := newQuestion(other, r, mustButtons(t, r), q.id, q.closes)
+		if got := joined.taps([]message{{Time: 1500, Message: answerBody(foreign, q.id, q.closes, bt)}}, 0); len(got) != 0 {
+			t.Fatalf("another fleet's record reads as %+v", got)
+		}
+		if got := joined.taps([]message{{Time: 1500, Message: answerBody(q, "0000000000000000", q.closes, bt)}}, 0); len(got) != 0 {
+			t.Fatalf("another request's record reads as %+v", got)
+		}
+	}
+	choice := dialog.Request{Kind: dialog.Choose, Message: "Which?", Key: "k", Options: []dialog.Option{{Label: "a"}, {Label: "b"}, {Label: "c"}}}
+	cq := newQuestion(key, choice, mustButtons(t, choice), "0123456789abcdef", 2000)
+	if bt := cq.buttonFor(dialog.Answer{Approved: true, Values: []string{"b"}}); bt == nil || bt.label != "b" {
+		t.Fatalf("option b stands for %+v", bt)
+	}
+	if bt := cq.buttonFor(dialog.Answer{}); bt != deniedElsewhere {
+		t.Fatalf("a deny of a choice without Cancel on the phone stands for %+v", bt)
+	}
+	if got := cq.taps([]message{{Time: 1500, Message: answerBody(cq, cq.id, cq.closes, deniedElsewhere)}}, 0); len(got) != 1 || answerFor(choice, got[0].bt).Approved {
+		t.Fatalf("its record reads as %+v", got)
+	}
+	if bt := cq.buttonFor(dialog.Answer{Approved: true, Values: []string{"mine"}, Typed: true}); bt != nil {
+		t.Fatalf("a typed answer stands for %+v", bt)
+	}
+
+	asker := newQuestion(key, r, mustButtons(t, r), q.id, q.closes)
+	joiner := newQuestion(key, r, mustButtons(t, r), "ffffffffffffffff", 0)
+	joiner.id, joiner.closes, joiner.join = q.id, q.closes, true
+	for _, what := range []string{recCancel, recSupersede, recEnd} {
+		body := recordBody(key, r.Identity(), q.id, what)
+		want := what
+		if what == recEnd {
+			want = ""
+		}
+		if got := asker.endOf(body); got != want {
+			t.Errorf("the asker reads %s as %q, want %q", what, got, want)
+		}
+		if got := joiner.endOf(body); got != what {
+			t.Errorf("the joiner reads %s as %q", what, got)
+		}
+		if got := joiner.endOf(recordBody(other, r.Identity(), q.id, what)); got != "" {
+			t.Errorf("another fleet's %s reads as %q", what, got)
+		}
+	}
+	told := []message{
+		{Time: 1001, Message: toldBody(q, q.id, "late")},
+		{Time: 1000, Message: toldBody(q, q.id, "first")},
+		{Time: 1000, Message: toldBody(q, q.id, "second")},
+		{Time: 999, Message: toldBody(q, "0000000000000000", "another")},
+	}
+	if got := toldBy(q, q.id, told); got != "first" {
+		t.Fatalf("the first told record names %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package ntfy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,8 +70,8 @@ func serveAsk(in io.Reader, out io.Writer) int {
 		var e remote.AskEnd
 		err := dec.Decode(&e)
 		switch {
-		case err == nil && e.Closed != "":
-			end(&dialog.Closed{What: e.Closed})
+		case err == nil && (e.Closed != "" || e.Status != ""):
+			end(&dialog.Closed{What: e.Closed, Status: e.Status, Answer: e.Answer})
 		case err != nil:
 			// No word from the caller: it died (a holder killed, a
 			// runner torn down).
@@ -85,7 +86,10 @@ func serveAsk(in io.Reader, out io.Writer) int {
 		Sent:    func() { emit(remote.AskEvent{Sent: true}) }}
 	ans, err := b.Ask(ctx, start.Request)
 	done := remote.AskEvent{Done: true}
-	if err != nil {
+	var ended *remote.EndedError
+	if errors.As(err, &ended) {
+		done.Ended = ended.Status
+	} else if err != nil {
 		done.Error = err.Error()
 	} else {
 		done.Answer = &ans
