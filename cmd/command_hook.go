@@ -72,7 +72,7 @@ the call through on exit 1, get exit 0 and a deny saying why.`, agentsWhere(true
 	f := c.Flags()
 	f.DurationVar(&s.Wait, "wait", s.Wait, "how long to wait, below the host's hook timeout (0 to 24h)")
 	f.DurationVar(&s.Remember, "remember", s.Remember, "how long a received answer is reused for the same call (0 to 168h)")
-	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "how long a late answer is kept for the same call (0 to 168h)")
+	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "keep a late answer for the call (0 to 168h), on ntfy while cached")
 	f.DurationVar(&s.Defer, "defer", 0, "in claude -p, defer an unanswered call and keep asking this long")
 	f.SortFlags = false
 	return c

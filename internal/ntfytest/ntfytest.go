@@ -46,6 +46,11 @@ type Server struct {
 
 	Topic, ReplyTopic                   string
 	AskerToken, AnswerToken, PhoneToken string
+
+	// Flags are more flags of ntfy serve, which Start passes: a test of
+	// a server set up otherwise (--cache-duration 10m) sets them, then
+	// stops and starts the server.
+	Flags []string
 }
 
 // Program finds the ntfy program: ASK_CONFIRM_NTFY, which scripts/test
@@ -137,6 +142,7 @@ func (s *Server) Start() {
 		"--auth-default-access", "deny-all", "--web-root", "disable", "--keepalive-interval", "5s",
 		// The floods of bogus replies come from this machine too.
 		"--visitor-request-limit-exempt-hosts", "127.0.0.1")
+	s.cmd.Args = append(s.cmd.Args, s.Flags...)
 	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.t.Fatal(err)
