@@ -40,7 +40,9 @@ command again collects the answer, or joins the dialog still open; there is
 never a second dialog for the same request. An answer no caller has received
 yet is kept for the next identical request for --collect-within after it was
 given, whatever --remember says; once received, it is returned again only
-within --remember.
+within --remember. An answer given on the phone is collected from its ntfy
+server only while the server keeps it (its cache-duration, 12h by default,
+which doctor shows).
 
 Where no dialog can be shown and a person is typing at this terminal (over
 SSH, on a console), ask-confirm asks there instead, y to approve, and waits
@@ -127,7 +129,7 @@ func (o *confirmOptions) defineLifecycle(f *pflag.FlagSet, headlessApprove bool)
 	f.DurationVar(&o.call.Wait, "wait", d.Wait, "how long to wait before exiting 3, pending (0 to 24h)")
 	f.DurationVar(&o.call.Timeout, "timeout", d.Timeout, "how long the dialog stays open (above 0, at most 24h)")
 	f.DurationVar(&o.call.Remember, "remember", d.Remember, "how long a received answer is reused (0 to 168h)")
-	f.DurationVar(&o.call.CollectWithin, "collect-within", d.CollectWithin, "how long an answer nobody received is kept for a retry (0 to 168h)")
+	f.DurationVar(&o.call.CollectWithin, "collect-within", d.CollectWithin, "keep a late answer for a retry (0 to 168h), on ntfy while cached")
 	f.StringVar(&r.Scope, "scope", "", "what tells identical requests apart (default: the working directory)")
 	f.StringVar(&r.Key, "key", "", fmt.Sprintf("the request's name; a new question under it supersedes (at most %d bytes)", dialog.MaxKeyBytes))
 	f.IntVar(&o.call.Retries, "retries", d.Retries, fmt.Sprintf("how often to show a dialog again that failed (0 to %d)", lifecycle.MaxRetries))

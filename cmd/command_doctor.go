@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
 	"github.com/ask-confirm/ask-confirm/remote"
@@ -65,6 +66,13 @@ type remoteCheck struct {
 	// Mode is when the phone is asked where --remote does not say.
 	Mode     string   `json:"mode,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// Keeps is how long the server keeps a message, where it says
+	// (ntfy's cache-duration): an answer given on the phone can be
+	// collected from it only that long.
+	Keeps string `json:"server_keeps,omitempty"`
+	// short says the server keeps a message for less than
+	// --collect-within's default.
+	short bool
 }
 
 // checkRemote loads the phone's settings and checks them against the
@@ -78,7 +86,11 @@ func (a *app) checkRemote(ctx context.Context) remoteCheck {
 		return remoteCheck{Configured: true, Problems: []string{err.Error()}}
 	}
 	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
-	for _, f := range remote.Verify(ctx, s.Config, "", false) {
+	found := remote.Verify(ctx, s.Config, "", false)
+	if keeps, ok := remote.Keeps(found); ok {
+		rc.Keeps, rc.short = dialog.ShortDuration(keeps), keeps < lifecycle.DefaultCall().CollectWithin
+	}
+	for _, f := range found {
 		if !f.OK {
 			problem := f.What + ": " + f.Detail
 			if f.Mend != "" {
@@ -159,6 +171,9 @@ directory ask-confirm would use is unsafe.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			r := a.doctor(platform.Inspect(c.Context()), a.checkTerminal())
 			r.Remote = a.checkRemote(c.Context())
+			if r.Remote.short {
+				r.Notes = append(r.Notes, fmt.Sprintf(msgRemoteKeepsShort, r.Remote.Keeps, dialog.ShortDuration(lifecycle.DefaultCall().CollectWithin)))
+			}
 			r.askPhone()
 			var err error
 			if r.CodexHooks, err = a.checkCodexHooks(); err != nil {
@@ -344,6 +359,9 @@ func (r doctorReport) printAskers(line func(k, v string)) {
 		line("phone", fmt.Sprintf(msgDoctorRemoteProblems, orNone(r.Remote.Server), strings.Join(r.Remote.Problems, "; ")))
 	default:
 		line("phone", fmt.Sprintf(msgDoctorRemoteOK, r.Remote.Server, r.Remote.Mode))
+	}
+	if r.Remote.Keeps != "" {
+		line("phone server", fmt.Sprintf(msgDoctorRemoteKeeps, r.Remote.Keeps))
 	}
 	for _, h := range r.CodexHooks {
 		if h.Problem == "" {

@@ -72,7 +72,7 @@ the call through on exit 1, get exit 0 and a deny saying why.`, agentsWhere(true
 	f := c.Flags()
 	f.DurationVar(&s.Wait, "wait", s.Wait, "how long to wait, below the host's hook timeout (0 to 24h)")
 	f.DurationVar(&s.Remember, "remember", s.Remember, "how long a received answer is reused for the same call (0 to 168h)")
-	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "how long a late answer is kept for the same call (0 to 168h)")
+	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "keep a late answer for the call (0 to 168h), on ntfy while cached")
 	f.DurationVar(&s.Defer, "defer", 0, "in claude -p, defer an unanswered call and keep asking this long")
 	f.SortFlags = false
 	return c
@@ -91,30 +91,10 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	s.Unattended = claudeUnattended(a.getenv)
 	p, err := readHookInput(h, stdin)
 	if err != nil {
-		a.out.error(fmt.Sprintf(msgHookInput, h.Name, err))
-		if resp, ok := hook.Refuse(h, err); ok {
-			// A host that would let the call through on exit 1 is told
-			// no, in its own words.
-			a.stdout.Write(resp.Stdout)
-			return &exitError{resp.Code}
-		}
-		// No decision: Claude Code and Codex show the error and ask
-		// their own way.
-		return &exitError{hook.ExitNoDecision}
+		return a.refuseHookInput(h, err)
 	}
-	// A host that stops its hook (the person answered the host's own
-	// prompt, or its timeout ran out) ends the wait: the dialog is closed
-	// and the request withdrawn before the hook exits.
-	stopSignals := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
-	defer func() {
-		// The hook's answer is written: a stop now (Claude Code stops the
-		// whole tree as its holder ends the request) has nothing left to
-		// stop, and must not make the hook die by the signal, which its
-		// host would read as a failed hook, instead of exiting with it.
-		signal.Ignore(stopSignals...)
-		stop()
-	}()
+	ctx, stop := stoppedByHost(ctx)
+	defer stop()
 	var hostAnswered atomic.Bool
 	if w, ok := p.WatchTranscript(); ok {
 		// Claude Code takes the answer of its own prompt without a word
@@ -142,7 +122,44 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	case ctx.Err() != nil:
 		stopped = hook.StoppedBySignal
 	}
-	resp := p.Respond(r, s, stopped, a.engine.Now())
+	return a.answerHost(h, p.Respond(r, s, stopped, a.engine.Now()))
+}
+
+// refuseHookInput reports the host's input that could not be read or
+// parsed (err), in the host's own words where it has them.
+func (a *app) refuseHookInput(h hook.Host, err error) error {
+	a.out.error(fmt.Sprintf(msgHookInput, h.Name, err))
+	if resp, ok := hook.Refuse(h, err); ok {
+		// A host that would let the call through on exit 1 is told
+		// no, in its own words.
+		a.stdout.Write(resp.Stdout)
+		return &exitError{resp.Code}
+	}
+	// No decision: Claude Code and Codex show the error and ask
+	// their own way.
+	return &exitError{hook.ExitNoDecision}
+}
+
+// stoppedByHost is ctx, ended when the host stops its hook (the person
+// answered the host's own prompt, or its timeout ran out): the wait ends,
+// and the dialog is closed and the request withdrawn before the hook
+// exits. stop is called once the hook's answer is written.
+func stoppedByHost(ctx context.Context) (_ context.Context, stop func()) {
+	stopSignals := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+	ctx, cancel := signal.NotifyContext(ctx, stopSignals...)
+	return ctx, func() {
+		// The hook's answer is written: a stop now (Claude Code stops the
+		// whole tree as its holder ends the request) has nothing left to
+		// stop, and must not make the hook die by the signal, which its
+		// host would read as a failed hook, instead of exiting with it.
+		signal.Ignore(stopSignals...)
+		cancel()
+	}
+}
+
+// answerHost writes resp, the hook's answer, for host h, and exits with
+// its code.
+func (a *app) answerHost(h hook.Host, resp hook.Response) error {
 	if _, err := a.stdout.Write(resp.Stdout); err != nil {
 		a.out.error(fmt.Sprintf(msgHookWrite, h.Name, err))
 		return &exitError{hook.ExitNoDecision}

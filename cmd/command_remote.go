@@ -196,7 +196,8 @@ func (a *app) setUpRemote(ctx context.Context, s remote.Settings, newFleet bool)
 	// What mends each failed check, once each: one missing access line
 	// can fail several.
 	var mends []string
-	for _, f := range remote.VerifySetup(ctx, remote.VerifyArgs{Config: s.Config, Writes: true, NewFleet: newFleet}, "") {
+	found := remote.VerifySetup(ctx, remote.VerifyArgs{Config: s.Config, Writes: true, NewFleet: newFleet}, "")
+	for _, f := range found {
 		mark := "ok  "
 		if !f.OK {
 			mark, failed = "FAIL", failed+1
@@ -230,6 +231,9 @@ func (a *app) setUpRemote(ctx context.Context, s remote.Settings, newFleet bool)
 		fmt.Fprintln(a.stdout, q.ToSmallString(false))
 	}
 	fmt.Fprintln(a.stdout, msgRemoteTryIt)
+	if keeps, ok := remote.Keeps(found); ok && keeps < lifecycle.DefaultCall().CollectWithin {
+		a.out.warn(fmt.Errorf(msgRemoteKeepsShort, dialog.ShortDuration(keeps), dialog.ShortDuration(lifecycle.DefaultCall().CollectWithin)))
+	}
 	return nil
 }
 

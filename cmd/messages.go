@@ -78,6 +78,7 @@ const (
 	msgRemoteFlagMissing    = "%s is required"
 	msgRemotePhone          = "On the phone: install the ntfy app, add the server %s with the account that may read %s (not the tokens above) and subscribe to it, or open this link:\n  %s"
 	msgRemoteTryIt          = "Then try it: ask-confirm remote test"
+	msgRemoteKeepsShort     = "the phone's server keeps messages for %s, less than --collect-within's default %s: an answer given on the phone can be collected from the server only that long; raise cache-duration in the server's server.yml"
 	msgRemoteTestTitle      = "ask-confirm remote test"
 	msgRemoteTestMessage    = "A test of the phone as a way of asking. Nothing happens whichever button you tap."
 	msgRemoteTestSent       = "sent a test request to %s; waiting %s for a tap"
@@ -124,6 +125,7 @@ pull request).`
 	msgDoctorRemoteOK        = "set up through %s (asked: %s): it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems  = "set up through %s, but: %s"
 	msgDoctorRemoteMend      = " (to mend: %s)"
+	msgDoctorRemoteKeeps     = "keeps messages for %s (its cache-duration): an answer given on the phone can be collected from it that long at most"
 )
 
 // The help topics (ask-confirm help TOPIC).
@@ -149,7 +151,8 @@ dialog stays up, held by a detached process, until --timeout (5m). Running
 the same command again collects the answer, or joins the dialog still open:
 there is never a second dialog for one request. An answer no caller received
 is kept for --collect-within (15m); once received, it is returned again for
---remember (60s).
+--remember (60s). An answer given on the phone is collected from its ntfy
+server only while the server keeps it (its cache-duration; doctor shows it).
 `
 	topicTerminal = `Where no dialog can be shown (over SSH, on a console, in docker run -it) and
 a person types at this invocation's terminal, ask-confirm asks there, on the

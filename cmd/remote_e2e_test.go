@@ -186,3 +186,37 @@ func TestRemoteSetupRefusesAskerReadingRequests(t *testing.T) {
 		t.Fatalf("setup with an asking token that reads the requests: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
 	}
 }
+
+// remote setup and doctor say how long the phone's server keeps a message
+// (its cache-duration), as the server tells it, and warn where that is
+// less than --collect-within's default: an answer given on the phone can
+// be collected from the server only that long.
+func TestRemoteSaysWhatTheServerKeeps(t *testing.T) {
+	t.Parallel() // no display: the phone is a test client
+	s := ntfytest.New(t)
+	h := e2e.NewFakeHarness(t)
+	o := remoteSetup(t, h, s, s.AnswerToken)
+	if o.Code != 0 || !strings.Contains(o.Stdout, "ok    the server keeps messages for 12h (its cache-duration)") || strings.Contains(o.Stderr, "warning") {
+		t.Fatalf("setup against a server that keeps 12h: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	if _, rep := e2e.DoctorJSON(h); rep["remote"].(map[string]any)["server_keeps"] != "12h" || strings.Contains(fmt.Sprint(rep["notes"]), "cache-duration") {
+		t.Fatalf("doctor against a server that keeps 12h: %v %v", rep["remote"], rep["notes"])
+	}
+
+	s.Flags = []string{"--cache-duration", "10m"}
+	s.Stop()
+	s.Start()
+	const warning = "warning: the phone's server keeps messages for 10m, less than --collect-within's default 15m"
+	o = remoteSetup(t, h, s, s.AnswerToken)
+	if o.Code != 0 || !strings.Contains(o.Stdout, "ok    the server keeps messages for 10m") || !strings.Contains(o.Stderr, warning) {
+		t.Fatalf("setup against a server that keeps 10m: exit %d\n%s%s", o.Code, o.Stdout, o.Stderr)
+	}
+	o, rep := e2e.DoctorJSON(h)
+	if rep["remote"].(map[string]any)["server_keeps"] != "10m" || rep["remote"].(map[string]any)["problems"] != nil ||
+		!strings.Contains(fmt.Sprint(rep["notes"]), "keeps messages for 10m, less than --collect-within's default 15m") {
+		t.Fatalf("doctor against a server that keeps 10m: %v %v", rep["remote"], rep["notes"])
+	}
+	if o := h.Run("doctor"); !strings.Contains(o.Stdout, "keeps messages for 10m (its cache-duration)") || !strings.Contains(o.Stdout, "less than --collect-within's default 15m") {
+		t.Fatalf("doctor's text against a server that keeps 10m:\n%s", o.Stdout)
+	}
+}

@@ -157,7 +157,7 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	defer tick.Stop()
 
 	answers := make(chan reply, 1)
-	started := e.now()
+	sh := &showing{id: id, content: content, pid: pid, rec: rec, req: req, signals: h.signals, cancel: cancel, tick: tick.C, started: e.now()}
 	callers := watchCallers(rec.EndsWithCaller)
 	defer callers.stop()
 	asking := e.startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
@@ -168,44 +168,71 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	if rec.Phone == phoneOnly {
 		shown, phoneSent = nil, sent
 	}
+	return e.untilAnswered(dctx, sh, asking, answers, callers, shown, phoneSent)
+}
 
+// showing is one request a holder shows, from its claim to its answer:
+// the request, the holder's signals, and how to close its ways (cancel).
+type showing struct {
+	id, content string
+	pid         int
+	rec         store.Record
+	req         dialog.Request
+	signals     <-chan os.Signal
+	cancel      context.CancelCauseFunc
+	tick        <-chan time.Time
+	started     time.Time
+}
+
+// untilAnswered marks sh shown once it is (at shown, or once the phone
+// took it, phoneSent), closes it when asked to, when the holder is
+// signalled or when its callers are gone, and records the first answer
+// of asking's ways.
+func (e *Engine) untilAnswered(dctx context.Context, sh *showing, asking *race, answers <-chan reply, callers *callerWatch, shown <-chan time.Time, phoneSent <-chan struct{}) error {
+	id, content, rec := sh.id, sh.content, sh.rec
 	for {
 		select {
 		case <-phoneSent:
 			phoneSent = nil
-			e.markShown(id, content, pid)
+			e.markShown(id, content, sh.pid)
 			callers.look(e.paths.WatchFile(id))
 		case <-shown:
-			e.markShown(id, content, pid)
+			e.markShown(id, content, sh.pid)
 			// Its callers watch by now, on any but a crawling machine: a
 			// kill from here on is seen at the next look.
 			callers.look(e.paths.WatchFile(id))
-		case <-h.signals:
-			cancel(e.signalled(id, content, rec))
-		case <-tick.C:
+		case <-sh.signals:
+			sh.cancel(e.signalled(id, content, rec))
+		case <-sh.tick:
 			if as, ok := e.closeAsked(id, content); ok {
-				cancel(closeAskedAs(as))
+				sh.cancel(closeAskedAs(as))
 			}
 		case <-callers.tick:
-			// Its callers died, however (Codex kills its hook at the
-			// hook's timeout and then shows its own prompt): nobody will
-			// take the answer, and their host asks the person its own way.
-			if callers.gone(e.paths.WatchFile(id)) {
-				e.logEventOrWarn("callers-gone", rec, "", msgCallersGone)
-				cancel(closeAskedAs(store.Withdrawn))
-				// Said once: a later tick, which comes while the dialog
-				// program ends on a busy machine, must not say it again.
-				callers.stop()
-			}
+			e.closeIfCallersGone(sh, callers)
 		case ans := <-answers:
-			stoppedWithTree(ans.err, h.signals, signalGrace, func() { cancel(e.signalled(id, content, rec)) })
-			final, err := e.recordAnswer(dctx, id, rec, req, ans, e.now().Sub(started), pid)
+			stoppedWithTree(ans.err, sh.signals, signalGrace, func() { sh.cancel(e.signalled(id, content, rec)) })
+			final, err := e.recordAnswer(dctx, id, rec, sh.req, ans, e.now().Sub(sh.started), sh.pid)
 			// Every other way closes, and the phone is told what became
 			// of the request: as recorded, whoever recorded it.
 			asking.close(func(w string) error { return closedCause(final, w) })
 			return err
 		}
 	}
+}
+
+// closeIfCallersGone withdraws sh when its callers died, however (Codex
+// kills its hook at the hook's timeout and then shows its own prompt):
+// nobody will take the answer, and their host asks the person its own
+// way.
+func (e *Engine) closeIfCallersGone(sh *showing, callers *callerWatch) {
+	if !callers.gone(e.paths.WatchFile(sh.id)) {
+		return
+	}
+	e.logEventOrWarn("callers-gone", sh.rec, "", msgCallersGone)
+	sh.cancel(closeAskedAs(store.Withdrawn))
+	// Said once: a later tick, which comes while the dialog program ends
+	// on a busy machine, must not say it again.
+	callers.stop()
 }
 
 // signalGrace is how long a holder whose dialog program died of a stop

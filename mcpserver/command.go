@@ -95,7 +95,7 @@ messages; warnings and errors go to stderr.`,
 	f.DurationVar(&o.Wait, "wait", o.Wait, "how long a call waits, below the client's timeout (0 to 24h)")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "dialog's time open unless the call says (above 0, at most 24h)")
 	f.DurationVar(&o.Remember, "remember", o.Remember, "how long a received answer is reused (0 to 168h)")
-	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "how long an answer nobody received is kept for a retry (0 to 168h)")
+	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "keep a late answer for a retry (0 to 168h), on ntfy while cached")
 	f.StringVar(&askWith, "ask-with", askWith, "dialog, elicitation (the client's form) or auto (dialog, else form)")
 	f.SortFlags = false
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })

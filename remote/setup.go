@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/adrg/xdg"
 )
@@ -158,6 +159,22 @@ type Finding struct {
 	// Mend is what would make a failed check hold: the ntfy access line,
 	// or what to look at where the network or the server failed.
 	Mend string `json:"mend,omitempty"`
+	// Keeps is how long the server keeps a message, for the finding that
+	// says so, where the server told it (ntfy's cache-duration): an
+	// answer can be collected from the server only that long after it
+	// was given.
+	Keeps *time.Duration `json:"keeps,omitempty"`
+}
+
+// Keeps is how long the server keeps a message, as one of findings says,
+// or false where none does.
+func Keeps(findings []Finding) (time.Duration, bool) {
+	for _, f := range findings {
+		if f.Keeps != nil {
+			return *f.Keeps, true
+		}
+	}
+	return 0, false
 }
 
 // SubscribeLink is what the phone's ntfy app opens to subscribe to the

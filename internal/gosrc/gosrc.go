@@ -51,3 +51,37 @@ func StringConsts(path string, outside map[string]string, typ string) (map[strin
 	}
 	return out, nil
 }
+
+// FuncLines returns how many lines each function and method that the Go
+// file at path declares spans, from func to its closing brace (its doc
+// comment left out), by name: a method as Type.Name, a function as Name.
+func FuncLines(path string) (map[string]int, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		name := fd.Name.Name
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			t := fd.Recv.List[0].Type
+			if star, ok := t.(*ast.StarExpr); ok {
+				t = star.X
+			}
+			if id, ok := t.(*ast.Ident); ok {
+				name = id.Name + "." + name
+			}
+		}
+		out[name] = fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+	}
+	return out, nil
+}
+
+// MaxFuncLines is the most lines a function of the product should span:
+// one screen.
+const MaxFuncLines = 60

@@ -41,12 +41,16 @@ type Server struct {
 	bin  string
 	dir  string
 	cmd  *exec.Cmd
-	args []string // more of ntfy serve's flags (NewWith)
-	Addr string   // host:port on 127.0.0.1
-	URL  string   // http://Addr
+	Addr string // host:port on 127.0.0.1
+	URL  string // http://Addr
 
 	Topic, ReplyTopic                   string
 	AskerToken, AnswerToken, PhoneToken string
+
+	// Flags are more flags of ntfy serve, which Start passes: a test of
+	// a server set up otherwise (--cache-duration 10m) sets them, then
+	// stops and starts the server.
+	Flags []string
 }
 
 // Program finds the ntfy program: ASK_CONFIRM_NTFY, which scripts/test
@@ -87,7 +91,7 @@ func New(t TB, grants ...[]string) *Server {
 // limits.
 func NewWith(t TB, flags []string, grants ...[]string) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), args: flags, Topic: "requests", ReplyTopic: "replies"}
+	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Flags: flags, Topic: "requests", ReplyTopic: "replies"}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +150,7 @@ func (s *Server) Start() {
 		"--auth-default-access", "deny-all", "--web-root", "disable", "--keepalive-interval", "5s",
 		// The floods of bogus replies come from this machine too.
 		"--visitor-request-limit-exempt-hosts", "127.0.0.1")
-	s.cmd.Args = append(s.cmd.Args, s.args...)
+	s.cmd.Args = append(s.cmd.Args, s.Flags...)
 	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.t.Fatal(err)

@@ -9,6 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -511,5 +514,71 @@ func TestPhoneFollowUpTagsAndLoss(t *testing.T) {
 	a.wait(t)
 	if r, _ := lost.Load().(string); !strings.Contains(r, "Denied in the dialog") || !strings.Contains(r, "could not be sent") {
 		t.Errorf("the lost follow-up was reported as %q", r)
+	}
+}
+
+// A setup's check says how long the server keeps a message, as the
+// server tells it: its cache-duration, 12 h by default, and what a test
+// sets, down to none.
+func TestVerifySaysWhatTheServerKeeps(t *testing.T) {
+	s := ntfytest.New(t)
+	for _, c := range []struct {
+		flags []string
+		keeps time.Duration
+		what  string
+	}{
+		{nil, 12 * time.Hour, "the server keeps messages for 12h (its cache-duration)"},
+		{[]string{"--cache-duration", "10m"}, 10 * time.Minute, "the server keeps messages for 10m (its cache-duration)"},
+		{[]string{"--cache-duration", "0"}, 0, "the server keeps no message (its cache-duration is 0)"},
+	} {
+		if c.flags != nil {
+			s.Flags = c.flags
+			s.Stop()
+			s.Start()
+		}
+		found := verify(context.Background(), remote.VerifyArgs{Config: configOf(s)}, nil)
+		keeps, ok := remote.Keeps(found)
+		if !ok || keeps != c.keeps {
+			t.Errorf("with %q: the findings say the server keeps %s (told: %v): %+v", c.flags, keeps, ok, found)
+			continue
+		}
+		var what []string
+		for _, f := range found {
+			if !f.OK {
+				t.Errorf("with %q: %+v", c.flags, f)
+			}
+			what = append(what, f.What)
+		}
+		if !slices.Contains(what, c.what) {
+			t.Errorf("with %q: no finding says %q: %q", c.flags, c.what, what)
+		}
+	}
+}
+
+// A server that does not say how long it keeps a message (an older ntfy,
+// or a proxy that serves the topics only) makes no finding of it, and
+// fails no check.
+func TestVerifyWithoutWhatTheServerKeeps(t *testing.T) {
+	s := ntfytest.New(t)
+	target, _ := url.Parse(s.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/account" {
+			http.NotFound(w, r)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	c := configOf(s)
+	c.Server = front.URL
+	found := verify(context.Background(), remote.VerifyArgs{Config: c}, nil)
+	if keeps, ok := remote.Keeps(found); ok {
+		t.Errorf("the findings say the server keeps %s: %+v", keeps, found)
+	}
+	for _, f := range found {
+		if !f.OK {
+			t.Errorf("%+v", f)
+		}
 	}
 }

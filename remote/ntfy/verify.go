@@ -2,6 +2,7 @@ package ntfy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,10 @@ import (
 // the reply topic lines no request answers to. Each failed check says
 // what would mend it (remote.Finding.Mend).
 //
+// It also says how long the server keeps a message (remote.Finding.Keeps)
+// where the server tells it: an answer can be collected from the server
+// only that long.
+//
 // With writes and a fleet's secret (remote.Config.Secret), it also checks
 // that the asking token writes the reply topic, where the fleet keeps its
 // record, and that no other fleet's mark is on it (unless args.NewFleet),
@@ -46,6 +51,7 @@ func verify(ctx context.Context, args remote.VerifyArgs, hc *http.Client) []remo
 		v.checkWrites()
 	}
 	v.checkReads()
+	v.checkKeeps()
 	if key := c.SecretKey(); args.Writes && key != nil {
 		v.checkFleet(key, args.NewFleet)
 	}
@@ -191,6 +197,58 @@ func (v *verifier) checkReads() {
 	v.expect("anonymous cannot read "+c.Topic, false, s, err, anonymousRule(c.Topic))
 	s, err = v.read(c.ReplyTopic, "")
 	v.expect("anonymous cannot read "+c.ReplyTopic, false, s, err, anonymousRule(c.ReplyTopic))
+}
+
+// checkKeeps asks the server how long it keeps a message that each token
+// publishes, and notes the shorter, where both tell: the asking token
+// writes the fleet's record, the answer token the phone's taps. ntfy
+// (v2.0 and later) says it in its account's limits
+// (messages_expiry_duration, in seconds: cache-duration, or the
+// account's tier's), which are what it adds to a message's time for the
+// moment it deletes it (the message's expires). A server that does not
+// say, or a proxy in the way, makes no finding: how long it keeps is
+// then unknown, not wrong.
+func (v *verifier) checkKeeps() {
+	keeps := time.Duration(-1)
+	for _, token := range []string{v.c.Token, v.c.AnswerToken} {
+		d, ok := v.keepsFor(token)
+		if !ok {
+			return
+		}
+		if keeps < 0 || d < keeps {
+			keeps = d
+		}
+	}
+	f := remote.Finding{What: "the server keeps messages for " + dialog.ShortDuration(keeps) + " (its cache-duration)", OK: true, Keeps: &keeps}
+	if keeps == 0 {
+		f.What = "the server keeps no message (its cache-duration is 0)"
+	}
+	v.out = append(v.out, f)
+}
+
+// keepsFor is how long the server keeps a message that token publishes,
+// as its account's limits say, or false where they do not.
+func (v *verifier) keepsFor(token string) (time.Duration, bool) {
+	req, err := http.NewRequestWithContext(v.ctx, http.MethodGet, strings.TrimSuffix(v.c.Server, "/")+"/v1/account", nil)
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := v.hc.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	var account struct {
+		Limits *struct {
+			MessagesExpiryDuration *int64 `json:"messages_expiry_duration"`
+		} `json:"limits"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&account) != nil ||
+		account.Limits == nil || account.Limits.MessagesExpiryDuration == nil || *account.Limits.MessagesExpiryDuration < 0 {
+		return 0, false
+	}
+	return time.Duration(*account.Limits.MessagesExpiryDuration) * time.Second, true
 }
 
 // anonymousRule takes anonymous access to topic away.

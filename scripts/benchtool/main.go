@@ -1,7 +1,7 @@
 //go:build linux
 
 // Command benchtool is the measuring engine of scripts/bench: it runs the
-// performance cases P1 to P10 against their references, interleaved, under
+// performance cases P1 to P11 against their references, interleaved, under
 // the X server named by $DISPLAY, and writes the results table. It is a
 // test tool, not part of ask-confirm: it drives real dialogs with xdotool
 // and writes synthetic records straight into answer stores for the
@@ -31,12 +31,12 @@ import (
 
 // counts are the repetitions of each case.
 type counts struct {
-	p1Pairs, p2Pairs, p3Pairs, herds, herdSize, p5Runs, p6Pairs, p9Pairs int
+	p1Pairs, p2Pairs, p3Pairs, herds, herdSize, p5Runs, p6Pairs, p9Pairs, p11Samples int
 }
 
 var (
-	full  = counts{p1Pairs: 400, p2Pairs: 30, p3Pairs: 25, herds: 5, herdSize: 200, p5Runs: 5, p6Pairs: 300, p9Pairs: 20}
-	quick = counts{p1Pairs: 60, p2Pairs: 4, p3Pairs: 4, herds: 1, herdSize: 200, p5Runs: 1, p6Pairs: 60, p9Pairs: 5}
+	full  = counts{p1Pairs: 400, p2Pairs: 30, p3Pairs: 25, herds: 5, herdSize: 200, p5Runs: 5, p6Pairs: 300, p9Pairs: 20, p11Samples: 10}
+	quick = counts{p1Pairs: 60, p2Pairs: 4, p3Pairs: 4, herds: 1, herdSize: 200, p5Runs: 1, p6Pairs: 60, p9Pairs: 5, p11Samples: 3}
 )
 
 type bench struct {
@@ -107,7 +107,7 @@ func main() {
 		run  func() error
 	}{
 		{"P1", b.p1}, {"P2", b.p2}, {"P3", b.p3}, {"P4", b.p4}, {"P5", b.p5}, {"P6", b.p6},
-		{"P7", b.p7}, {"P8", b.p8}, {"P9", b.p9},
+		{"P7", b.p7}, {"P8", b.p8}, {"P9", b.p9}, {"P11", b.p11},
 		{"P13", b.p13},
 	}
 	for _, c := range cases {
