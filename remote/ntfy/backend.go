@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -56,6 +57,10 @@ type Backend struct {
 	// one that a machine took is; zero collects none, and only joins a
 	// request that is still open.
 	CollectWithin, Remember time.Duration
+	// Hub reaches the machine's hub (hub.go), which the reply topic is
+	// read through; nil, or a hub that cannot be reached or is gone,
+	// reads it with a stream of this Backend's own.
+	Hub func(context.Context) (net.Conn, error)
 
 	// followUps are the follow-ups still on their way (Finish).
 	followUps sync.WaitGroup
@@ -424,10 +429,11 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 		defer close(ended)
 		since := ""
 		refusedBefore := false // the last try was refused with 403
+		useHub := b.Hub != nil
 		for {
 			connected := false
 			opened := func(serverTime int64) { connected = true; openedOnce(serverTime) }
-			last, err := cl.follow(sctx, b.Config.ReplyTopic, since, q.pollTags(), opened, func(m message) bool {
+			got := func(m message) bool {
 				if q.key != nil {
 					if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
 						q.see(rec)
@@ -452,9 +458,28 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 					return false
 				}
 				return true
-			}, func(size int) {
+			}
+			tooLong := func(size int) {
 				b.ignored(fmt.Sprintf("a reply too large to read (%d bytes), passed over", size))
-			})
+			}
+			var last string
+			var err error
+			if useHub {
+				var hubAt int64
+				last, hubAt, err = hubFollow(sctx, b.Hub, opened, got, tooLong)
+				if errors.Is(err, errHubGone) {
+					// Read from where the hub left off, at once.
+					useHub = false
+					if last != "" {
+						since = last
+					} else if since == "" && hubAt != 0 {
+						since = strconv.FormatInt(hubAt, 10)
+					}
+					continue
+				}
+			} else {
+				last, err = cl.follow(sctx, b.Config.ReplyTopic, since, q.pollTags(), opened, got, tooLong)
+			}
 			if last != "" {
 				since = last
 			}
