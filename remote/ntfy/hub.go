@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/remote"
@@ -94,10 +95,17 @@ func (h *Hub) serverNow() int64 {
 
 // Serve accepts request programs on ln and relays the stream to them
 // until ctx ends, the server refuses the stream for good, or no client
-// came for Idle. It closes ln.
-func (h *Hub) Serve(ctx context.Context, ln net.Listener) error {
+// came for Idle, and carries their publishes and polls to the server
+// from web (proxy), where it is not nil. It closes ln and web.
+func (h *Hub) Serve(ctx context.Context, ln, web net.Listener) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	var busy atomic.Int64
+	if web != nil {
+		srv := &http.Server{Handler: h.proxy(&busy), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(web) }()
+		defer srv.Close()
+	}
 	h.mu.Lock()
 	h.clients = map[*hubClient]struct{}{}
 	h.mu.Unlock()
@@ -135,7 +143,7 @@ loop:
 			h.mu.Lock()
 			n := len(h.clients)
 			h.mu.Unlock()
-			if n == 0 {
+			if n == 0 && busy.Load() == 0 {
 				break loop
 			}
 			timer.Reset(idle)

@@ -24,9 +24,11 @@ import (
 // (GETs that are not polls), and those the server refused for its limits.
 type streamCounting struct {
 	opened, refused atomic.Int64
+	all             atomic.Int64 // every request
 }
 
 func (c *streamCounting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.all.Add(1)
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if err == nil && r.Method == http.MethodGet && r.URL.Query().Get("poll") != "1" {
 		c.opened.Add(1)
@@ -38,30 +40,37 @@ func (c *streamCounting) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // runHub serves c's hub in this process, reading the server through rt,
-// on a socket of its own; it returns the request programs' dial and a
-// kill, which drops every client at once, as a hub killed does.
-func runHub(t *testing.T, c remote.Config, rt http.RoundTripper) (dial func(context.Context) (net.Conn, error), kill func()) {
+// on sockets of its own; it returns the request programs' dial, their
+// HTTP client (through the hub, else through direct), and a kill, which
+// drops every client at once, as a hub killed does.
+func runHub(t *testing.T, c remote.Config, rt, direct http.RoundTripper) (dial func(context.Context) (net.Conn, error), web *http.Client, kill func()) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hub")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	socket := filepath.Join(dir, "s")
+	socket := filepath.Join(dir, "s.sock")
 	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := net.Listen("unix", proxySocket(socket))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{Config: c, HTTP: &http.Client{Transport: rt, CheckRedirect: noRedirect}}
 	served := make(chan struct{})
-	go func() { defer close(served); _ = h.Serve(ctx, ln) }()
+	go func() { defer close(served); _ = h.Serve(ctx, ln, wl) }()
 	kill = func() { cancel(); <-served }
 	t.Cleanup(kill)
+	route := newHubRoute(proxySocket(socket))
+	route.direct = direct
 	return func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", socket)
-	}, kill
+	}, &http.Client{Transport: route, CheckRedirect: noRedirect}, kill
 }
 
 // Many requests pending on one machine share its hub's one stream of the
@@ -79,11 +88,11 @@ func TestHubManyRequestsOneStream(t *testing.T) {
 				c = fleetConfig(t, s)
 			}
 			hubStreams, ownStreams := &streamCounting{}, &streamCounting{}
-			dial, _ := runHub(t, c, hubStreams)
+			dial, web, _ := runHub(t, c, hubStreams, ownStreams)
 			const n = 8
 			var asks [n]*asking
 			for i := range n {
-				b := &Backend{Config: c, HTTP: &http.Client{Transport: ownStreams, CheckRedirect: noRedirect}, Hub: dial}
+				b := &Backend{Config: c, HTTP: web, Hub: dial}
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
 				asks[i] = ask(ctx, b, confirmRequest(fmt.Sprintf("Request %d?", i)))
@@ -102,8 +111,8 @@ func TestHubManyRequestsOneStream(t *testing.T) {
 			if got := hubStreams.opened.Load(); got != 1 {
 				t.Errorf("the hub opened %d streams, want 1", got)
 			}
-			if got := ownStreams.opened.Load(); got != 0 {
-				t.Errorf("the requests opened %d streams of their own, want none", got)
+			if got := ownStreams.all.Load(); got != 0 {
+				t.Errorf("the requests sent %d requests to the server themselves, want none: all through the hub", got)
 			}
 			if got := hubStreams.refused.Load() + ownStreams.refused.Load(); got != 0 {
 				t.Errorf("%d streams refused for the server's limit", got)
@@ -119,18 +128,18 @@ func TestHubKilledEachRequestGoesOn(t *testing.T) {
 	phone := ntfytest.NewPhone(t, s)
 	c := fleetConfig(t, s)
 	ownStreams := &streamCounting{}
-	dial, kill := runHub(t, c, http.DefaultTransport)
+	dial, web, kill := runHub(t, c, http.DefaultTransport, ownStreams)
 	const n = 3
 	var asks [n]*asking
 	for i := range n {
-		b := &Backend{Config: c, HTTP: &http.Client{Transport: ownStreams, CheckRedirect: noRedirect}, Hub: dial}
+		b := &Backend{Config: c, HTTP: web, Hub: dial}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		asks[i] = ask(ctx, b, confirmRequest(fmt.Sprintf("Request %d?", i)))
 	}
 	phone.Await(n)
-	if got := ownStreams.opened.Load(); got != 0 {
-		t.Fatalf("the requests opened %d streams of their own before the hub was killed", got)
+	if got := ownStreams.all.Load(); got != 0 {
+		t.Fatalf("the requests sent %d requests themselves before the hub was killed", got)
 	}
 	kill()
 	deadline := time.Now().Add(10 * time.Second)
@@ -159,7 +168,7 @@ func TestHubGoneTapNotRelayedIsRead(t *testing.T) {
 	s := ntfytest.New(t)
 	phone := ntfytest.NewPhone(t, s)
 	c := configOf(s)
-	dial, _ := runHub(t, c, http.DefaultTransport)
+	dial, _, _ := runHub(t, c, http.DefaultTransport, http.DefaultTransport)
 	// The request reads the hub through relay, which the test freezes.
 	frozen := make(chan struct{})
 	var toRequest net.Conn
@@ -230,10 +239,16 @@ func TestHubProgramKilled(t *testing.T) {
 	phone, otherPhone := ntfytest.NewPhone(t, s), ntfytest.NewPhone(t, other)
 	c, oc := fleetConfig(t, s), configOf(other)
 	ownStreams := &streamCounting{}
+	socket, _, err := hubPaths(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	route := newHubRoute(proxySocket(socket))
+	route.direct = ownStreams
 	const n = 3
 	var asks [n]*asking
 	for i := range n {
-		b := &Backend{Config: c, HTTP: &http.Client{Transport: ownStreams, CheckRedirect: noRedirect}, Hub: hubDialer(c)}
+		b := &Backend{Config: c, HTTP: &http.Client{Transport: route, CheckRedirect: noRedirect}, Hub: hubDialer(c)}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		asks[i] = ask(ctx, b, confirmRequest(fmt.Sprintf("Request %d?", i)))
@@ -246,8 +261,8 @@ func TestHubProgramKilled(t *testing.T) {
 	if pid == 0 || opid == 0 || pid == opid {
 		t.Fatalf("hubs %d and %d, want one for each setup", pid, opid)
 	}
-	if got := ownStreams.opened.Load(); got != 0 {
-		t.Fatalf("the requests opened %d streams of their own beside the hub", got)
+	if got := ownStreams.all.Load(); got != 0 {
+		t.Fatalf("the requests sent %d requests themselves beside the hub", got)
 	}
 	if fi, err := os.Stat(filepath.Join(rt, "ask-confirm")); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("the hubs' directory: %v %v, want 0700", fi.Mode(), err)

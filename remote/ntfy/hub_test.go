@@ -93,7 +93,7 @@ func TestHubGoesWhenIdle(t *testing.T) {
 	// A server that is not there: the hub's stream only tries again.
 	h := &Hub{Config: remote.Config{Server: "http://127.0.0.1:1", ReplyTopic: "r", Token: "t"}, Idle: time.Second}
 	served := make(chan error, 1)
-	go func() { served <- h.Serve(context.Background(), ln) }()
+	go func() { served <- h.Serve(context.Background(), ln, nil) }()
 	conn, err := net.Dial("unix", socket)
 	if err != nil {
 		t.Fatal(err)

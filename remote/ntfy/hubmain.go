@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/platform"
@@ -40,6 +42,18 @@ func serveHub(in io.Reader) int {
 	// A socket left by a hub that was killed: the lock says none serves
 	// it.
 	_ = os.Remove(socket)
+	_ = os.Remove(proxySocket(socket))
+	// The proxy first: a program that reached the relay finds it.
+	web, err := net.Listen("unix", proxySocket(socket))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s hub: %v\n", remote.Program, err)
+		web = nil
+	} else {
+		if ul, ok := web.(*net.UnixListener); ok {
+			ul.SetUnlinkOnClose(false)
+		}
+		defer os.Remove(proxySocket(socket))
+	}
 	ln, err := net.Listen("unix", socket)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s hub: %v\n", remote.Program, err)
@@ -51,7 +65,7 @@ func serveHub(in io.Reader) int {
 	}
 	defer os.Remove(socket)
 	h := &Hub{Config: c}
-	if err := h.Serve(context.Background(), ln); err != nil && !errors.Is(err, net.ErrClosed) {
+	if err := h.Serve(context.Background(), ln, web); err != nil && !errors.Is(err, net.ErrClosed) {
 		fmt.Fprintf(os.Stderr, "%s hub: %v\n", remote.Program, err)
 	}
 	return 0
@@ -115,4 +129,20 @@ func startHub(c remote.Config) error {
 		_ = cmd.Wait()
 	}()
 	return nil
+}
+
+// proxySocket is the socket of the hub's proxy beside its relay's.
+func proxySocket(socket string) string {
+	return strings.TrimSuffix(socket, ".sock") + ".http"
+}
+
+// hubClient is the HTTP client of a request program of c: its publishes
+// and polls go through c's hub (hubRoute), its streams and everything
+// once the hub is gone straight to the server. Nil where c has no hub.
+func hubHTTP(c remote.Config) *http.Client {
+	socket, _, err := hubPaths(c)
+	if err != nil {
+		return nil
+	}
+	return &http.Client{Transport: newHubRoute(proxySocket(socket)), CheckRedirect: noRedirect}
 }

@@ -87,7 +87,7 @@ func serveAsk(in io.Reader, out io.Writer) int {
 		Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) },
 		Lost:    func(reason string) { emit(remote.AskEvent{Lost: reason}) },
 		Sent:    func() { emit(remote.AskEvent{Sent: true}) },
-		Hub:     hubDialer(start.Config)}
+		Hub:     hubDialer(start.Config), HTTP: hubHTTP(start.Config)}
 	ans, err := b.Ask(ctx, start.Request)
 	done := remote.AskEvent{Done: true}
 	var ended *remote.EndedError
