@@ -153,6 +153,7 @@ loop:
 	cancel(nil)
 	h.mu.Lock()
 	for c := range h.clients {
+		close(c.lines)
 		c.conn.Close()
 	}
 	h.clients = nil
@@ -342,7 +343,7 @@ const maxSocketPath = 100
 // temporary directory, made 0700 and refused where another user owns it,
 // or may read it (hubDirSafe).
 func hubDir() (string, error) {
-	dir := filepath.Join(os.TempDir(), "ask-confirm-"+strconv.Itoa(os.Getuid()))
+	dir := filepath.Join(os.TempDir(), hubTempName())
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
 		dir = filepath.Join(rt, "ask-confirm")
 	}

@@ -4,10 +4,17 @@ package ntfy
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,5 +128,72 @@ func TestHubGoesWhenIdle(t *testing.T) {
 	}
 	if _, err := net.Dial("unix", socket); err == nil {
 		t.Fatal("the hub's socket still answers")
+	}
+}
+
+// A request program's publish goes through its hub's proxy while the hub
+// serves, and straight to the server, whole, once it cannot be reached;
+// a stream always goes straight to the server.
+func TestHubRoute(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.RequestURI()+" "+string(b)+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		fmt.Fprintln(w, `{"id":"x"}`)
+	}))
+	defer srv.Close()
+	dir, err := os.MkdirTemp("", "hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	socket := filepath.Join(dir, "s.http")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy atomic.Int64
+	h := &Hub{Config: remote.Config{Server: srv.URL}}
+	proxied := 0
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied++
+		h.proxy(&busy).ServeHTTP(w, r)
+	})}
+	go func() { _ = hs.Serve(ln) }()
+	cl := &http.Client{Transport: newHubRoute(socket)}
+	post := func() {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader("body"))
+		req.Header.Set("Authorization", "Bearer tk")
+		req.Close = true
+		resp, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	post()
+	if proxied != 1 {
+		t.Fatalf("the publish went through the hub %d times, want 1", proxied)
+	}
+	resp, err := cl.Get(srv.URL + "/replies/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if proxied != 1 {
+		t.Fatal("a stream went through the hub")
+	}
+	hs.Close()
+	post()
+	post()
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"POST / body Bearer tk", "GET /replies/json  ", "POST / body Bearer tk", "POST / body Bearer tk"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the server got %q, want %q", got, want)
 	}
 }

@@ -6,8 +6,13 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 )
+
+// hubTempName is the hubs' directory in the temporary directory, which
+// all users share: the user's ID tells each one's apart.
+func hubTempName() string { return "ask-confirm-" + strconv.Itoa(os.Getuid()) }
 
 // hubAttr starts a hub in a session of its own rather than only a group
 // of its own: it has no controlling terminal, so closing the terminal of

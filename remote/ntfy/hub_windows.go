@@ -6,6 +6,10 @@ import (
 	"syscall"
 )
 
+// hubTempName is the hubs' directory in the temporary directory, which
+// on Windows is the user's own.
+func hubTempName() string { return "ask-confirm" }
+
 // hubAttr starts a hub detached from the console of the request that
 // started it, in a process group of its own, so that a Ctrl-C there does
 // not reach it.
