@@ -256,6 +256,12 @@ func (h *Hub) stream(ctx context.Context) error {
 			h.broadcast(hubLine{M: &m})
 			return true
 		}, func(size int) { h.broadcast(hubLine{TooLong: size}) })
+		// Until it opens again, a request that comes waits for its open
+		// (hubOpenWithin), or reads the server itself: a server that is
+		// down fails it as it would fail without a hub.
+		h.mu.Lock()
+		h.opened = false
+		h.mu.Unlock()
 		if last != "" {
 			since = last
 		} else if since == "" && h.openAt != 0 {

@@ -156,8 +156,10 @@ func TestHubKilledEachRequestGoesOn(t *testing.T) {
 			t.Fatalf("request %d: %+v %v, want approved=%v", i, ans, err, i%2 == 0)
 		}
 	}
-	if got := ownStreams.opened.Load(); got != n {
-		t.Errorf("%d requests read the topic themselves after the hub was killed, want %d", got, n)
+	// At least one stream each: ntfy answers a burst of them with a 403
+	// now and then, which is tried once more (forbidden).
+	if got := ownStreams.opened.Load(); got < n {
+		t.Errorf("%d streams of the requests' own after the hub was killed, want one each (%d)", got, n)
 	}
 }
 
@@ -284,12 +286,35 @@ func TestHubProgramKilled(t *testing.T) {
 			t.Fatalf("request %d: %+v %v, want approved=%v", i, ans, err, i%2 == 0)
 		}
 	}
-	if got := ownStreams.opened.Load(); got != n {
-		t.Errorf("%d requests read the topic themselves after the hub was killed, want %d", got, n)
+	// At least one stream each: ntfy answers a burst of them with a 403
+	// now and then, which is tried once more (forbidden).
+	if got := ownStreams.opened.Load(); got < n {
+		t.Errorf("%d streams of the requests' own after the hub was killed, want one each (%d)", got, n)
 	}
 	otherPhone.Tap(om, "Approve")
 	if ans, err := oa.wait(t); err != nil || !ans.Approved {
 		t.Fatalf("the other setup's request: %+v %v, want approved", ans, err)
 	}
 	_ = syscall.Kill(opid, syscall.SIGKILL)
+}
+
+// A request that comes while its hub's stream is down (the server
+// stopped) is not told the stream is open: it fails as it would without
+// a hub, the server not reached.
+func TestHubServerDownNewRequestFails(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := configOf(s)
+	dial, web, _ := runHub(t, c, http.DefaultTransport, http.DefaultTransport)
+	first := ask(context.Background(), &Backend{Config: c, HTTP: web, Hub: dial}, confirmRequest("First?"))
+	phone.Tap(phone.Await(1), "Approve")
+	if ans, err := first.wait(t); err != nil || !ans.Approved {
+		t.Fatalf("the first request: %+v %v", ans, err)
+	}
+	s.Stop()
+	b := &Backend{Config: c, HTTP: web, Hub: dial, OpenWithin: 4 * time.Second}
+	_, err := b.Ask(context.Background(), confirmRequest("Second?"))
+	if err == nil || !strings.Contains(err.Error(), "could not be reached") {
+		t.Fatalf("a request with the server down: %v, want it not reached", err)
+	}
 }

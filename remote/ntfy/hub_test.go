@@ -197,3 +197,29 @@ func TestHubRoute(t *testing.T) {
 		t.Fatalf("the server got %q, want %q", got, want)
 	}
 }
+
+// A server the hub cannot reach fails a request program's publish as it
+// would fail without the hub: with the transport's error, not a 502 of
+// the hub's.
+func TestHubRouteServerDown(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	socket := filepath.Join(dir, "s.http")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy atomic.Int64
+	h := &Hub{Config: remote.Config{Server: "http://127.0.0.1:1"}}
+	hs := &http.Server{Handler: h.proxy(&busy)}
+	defer hs.Close()
+	go func() { _ = hs.Serve(ln) }()
+	cl := client{c: remote.Config{Server: "http://127.0.0.1:1", Topic: "t"}, http: &http.Client{Transport: newHubRoute(socket)}}
+	_, again, err := cl.publishOnce(context.Background(), "t", []byte(`{}`))
+	if err == nil || !again || strings.Contains(err.Error(), "502") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("publish with the server down: again=%v %v, want the connection's refusal, tried again", again, err)
+	}
+}

@@ -2,10 +2,12 @@ package ntfy
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -27,12 +29,22 @@ func (h *Hub) proxy(busy *atomic.Int64) http.Handler {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxConnsPerHost = proxyConns
 	tr.IdleConnTimeout = hubIdle
+	rp := &httputil.ReverseProxy{Rewrite: rewriteTo(target), Transport: tr, ErrorHandler: proxyFailed}
 	if h.HTTP != nil && h.HTTP.Transport != nil {
 		// A test's, counting what it carries.
-		rp := &httputil.ReverseProxy{Rewrite: rewriteTo(target), Transport: h.HTTP.Transport}
-		return counted(rp, busy)
+		rp.Transport = h.HTTP.Transport
 	}
-	return counted(&httputil.ReverseProxy{Rewrite: rewriteTo(target), Transport: tr}, busy)
+	return counted(rp, busy)
+}
+
+// hubFailedHeader carries, on the proxy's 502, why the server could not
+// be reached: the request program returns it as its transport's error
+// (hubRoute), as a request of its own would have failed.
+const hubFailedHeader = "X-Ask-Confirm-Hub-Failed"
+
+func proxyFailed(w http.ResponseWriter, _ *http.Request, err error) {
+	w.Header().Set(hubFailedHeader, strings.ReplaceAll(err.Error(), "\n", " "))
+	w.WriteHeader(http.StatusBadGateway)
 }
 
 // rewriteTo sends a proxied request to target, with its path and query.
@@ -88,6 +100,10 @@ func (t hubRoute) RoundTrip(r *http.Request) (*http.Response, error) {
 		out.Body, _ = r.GetBody()
 	}
 	resp, err := t.via.RoundTrip(out)
+	if err == nil && resp.StatusCode == http.StatusBadGateway && resp.Header.Get(hubFailedHeader) != "" {
+		resp.Body.Close()
+		return nil, errors.New(resp.Header.Get(hubFailedHeader))
+	}
 	if err != nil && t.gone.Load() && r.Context().Err() == nil {
 		// The hub could not be reached: nothing was sent.
 		again := r.Clone(r.Context())
