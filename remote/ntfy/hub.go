@@ -151,14 +151,19 @@ loop:
 	}
 	ln.Close()
 	cancel(nil)
+	h.dropAll()
+	return err
+}
+
+// dropAll drops every client, and takes no other.
+func (h *Hub) dropAll() {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	for c := range h.clients {
 		close(c.lines)
 		c.conn.Close()
 	}
 	h.clients = nil
-	h.mu.Unlock()
-	return err
 }
 
 // add takes conn as a client: its lines are written as they are queued,

@@ -43,7 +43,7 @@ func (c *streamCounting) RoundTrip(r *http.Request) (*http.Response, error) {
 // on sockets of its own; it returns the request programs' dial, their
 // HTTP client (through the hub, else through direct), and a kill, which
 // drops every client at once, as a hub killed does.
-func runHub(t *testing.T, c remote.Config, rt, direct http.RoundTripper) (dial func(context.Context) (net.Conn, error), web *http.Client, kill func()) {
+func runHub(t *testing.T, c remote.Config, rt, direct http.RoundTripper) (dial func(context.Context) (net.Conn, error), web *http.Client, kill func(), h *Hub) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hub")
 	if err != nil {
@@ -60,7 +60,7 @@ func runHub(t *testing.T, c remote.Config, rt, direct http.RoundTripper) (dial f
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{Config: c, HTTP: &http.Client{Transport: rt, CheckRedirect: noRedirect}}
+	h = &Hub{Config: c, HTTP: &http.Client{Transport: rt, CheckRedirect: noRedirect}}
 	served := make(chan struct{})
 	go func() { defer close(served); _ = h.Serve(ctx, ln, wl) }()
 	kill = func() { cancel(); <-served }
@@ -70,7 +70,7 @@ func runHub(t *testing.T, c remote.Config, rt, direct http.RoundTripper) (dial f
 	return func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", socket)
-	}, &http.Client{Transport: route, CheckRedirect: noRedirect}, kill
+	}, &http.Client{Transport: route, CheckRedirect: noRedirect}, kill, h
 }
 
 // Many requests pending on one machine share its hub's one stream of the
@@ -88,7 +88,7 @@ func TestHubManyRequestsOneStream(t *testing.T) {
 				c = fleetConfig(t, s)
 			}
 			hubStreams, ownStreams := &streamCounting{}, &streamCounting{}
-			dial, web, _ := runHub(t, c, hubStreams, ownStreams)
+			dial, web, _, _ := runHub(t, c, hubStreams, ownStreams)
 			const n = 8
 			var asks [n]*asking
 			for i := range n {
@@ -128,7 +128,7 @@ func TestHubKilledEachRequestGoesOn(t *testing.T) {
 	phone := ntfytest.NewPhone(t, s)
 	c := fleetConfig(t, s)
 	ownStreams := &streamCounting{}
-	dial, web, kill := runHub(t, c, http.DefaultTransport, ownStreams)
+	dial, web, kill, _ := runHub(t, c, http.DefaultTransport, ownStreams)
 	const n = 3
 	var asks [n]*asking
 	for i := range n {
@@ -170,7 +170,7 @@ func TestHubGoneTapNotRelayedIsRead(t *testing.T) {
 	s := ntfytest.New(t)
 	phone := ntfytest.NewPhone(t, s)
 	c := configOf(s)
-	dial, _, _ := runHub(t, c, http.DefaultTransport, http.DefaultTransport)
+	dial, _, _, _ := runHub(t, c, http.DefaultTransport, http.DefaultTransport)
 	// The request reads the hub through relay, which the test freezes.
 	frozen := make(chan struct{})
 	var toRequest net.Conn
@@ -305,13 +305,20 @@ func TestHubServerDownNewRequestFails(t *testing.T) {
 	s := ntfytest.New(t)
 	phone := ntfytest.NewPhone(t, s)
 	c := configOf(s)
-	dial, web, _ := runHub(t, c, http.DefaultTransport, http.DefaultTransport)
+	dial, web, _, h := runHub(t, c, http.DefaultTransport, http.DefaultTransport)
 	first := ask(context.Background(), &Backend{Config: c, HTTP: web, Hub: dial}, confirmRequest("First?"))
 	phone.Tap(phone.Await(1), "Approve")
 	if ans, err := first.wait(t); err != nil || !ans.Approved {
 		t.Fatalf("the first request: %+v %v", ans, err)
 	}
 	s.Stop()
+	// Once the hub has seen its stream drop.
+	for open := true; open; {
+		time.Sleep(time.Millisecond)
+		h.mu.Lock()
+		open = h.opened
+		h.mu.Unlock()
+	}
 	b := &Backend{Config: c, HTTP: web, Hub: dial, OpenWithin: 4 * time.Second}
 	_, err := b.Ask(context.Background(), confirmRequest("Second?"))
 	if err == nil || !strings.Contains(err.Error(), "could not be reached") {
