@@ -41,6 +41,14 @@ follow-up.
 verify: reads a setup as JSON on stdin and writes what it found of the server's
 access rules.
 
+hub: started by ask, detached, once per setup and machine: reads the setup as JSON on
+stdin, holds the one stream of the reply topic and relays it to every ask of the
+machine, and carries their publishes and polls to the server over one connection, through
+unix sockets in a directory of the user's alone (ask-confirm under $XDG_RUNTIME_DIR, or
+else ask-confirm-UID in the temporary directory). It matches nothing: each ask checks
+every reply itself, and reaches the server itself where the hub is gone. It exits 30 s
+after its last ask.
+
 The tokens come on stdin, never as arguments, so they never show in the process list.`
 
 // ErrNoProgram is the error of a phone asked or checked where Program is

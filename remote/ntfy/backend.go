@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -56,6 +57,10 @@ type Backend struct {
 	// one that a machine took is; zero collects none, and only joins a
 	// request that is still open.
 	CollectWithin, Remember time.Duration
+	// Hub reaches the machine's hub (hub.go), which the reply topic is
+	// read through; nil, or a hub that cannot be reached or is gone,
+	// reads it with a stream of this Backend's own.
+	Hub func(context.Context) (net.Conn, error)
 
 	// followUps are the follow-ups still on their way (Finish).
 	followUps sync.WaitGroup
@@ -424,37 +429,25 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 		defer close(ended)
 		since := ""
 		refusedBefore := false // the last try was refused with 403
+		useHub := b.Hub != nil
 		for {
 			connected := false
 			opened := func(serverTime int64) { connected = true; openedOnce(serverTime) }
-			last, err := cl.follow(sctx, b.Config.ReplyTopic, since, q.pollTags(), opened, func(m message) bool {
-				if q.key != nil {
-					if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
-						q.see(rec)
-						return true
-					}
-				}
-				if what := q.endOf(m.Message); what != "" {
-					select {
-					case s.replies <- reply{ended: what}:
-					case <-sctx.Done():
-					}
-					// A joined request's end asks anew; any other ends
-					// the request.
-					return what == recEnd
-				}
-				if bt := q.recordedAnswer(m.Message); bt != nil {
-					s.replies <- reply{b: bt, at: m.Time, elsewhere: true}
-					return false
-				}
-				if bt := b.match(q, m.Message); bt != nil {
-					s.replies <- reply{b: bt, at: m.Time}
-					return false
-				}
-				return true
-			}, func(size int) {
+			got := b.reader(sctx, q, s)
+			tooLong := func(size int) {
 				b.ignored(fmt.Sprintf("a reply too large to read (%d bytes), passed over", size))
-			})
+			}
+			var last string
+			var err error
+			if useHub {
+				if last, err = b.throughHub(sctx, &since, opened, got, tooLong); errors.Is(err, errHubGone) {
+					// Read from where the hub left off, at once.
+					useHub = false
+					continue
+				}
+			} else {
+				last, err = cl.follow(sctx, b.Config.ReplyTopic, since, q.pollTags(), opened, got, tooLong)
+			}
 			if last != "" {
 				since = last
 			}
@@ -493,6 +486,53 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 		}
 	}()
 	return s
+}
+
+// reader reads each message of the reply topic for q, and sends s what
+// it found: a tap on one of q's buttons, the fleet's record of its answer
+// or its end. It returns false once the reading is over.
+func (b *Backend) reader(sctx context.Context, q *question, s *subscription) func(message) bool {
+	return func(m message) bool {
+		if q.key != nil {
+			if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
+				q.see(rec)
+				return true
+			}
+		}
+		if what := q.endOf(m.Message); what != "" {
+			select {
+			case s.replies <- reply{ended: what}:
+			case <-sctx.Done():
+			}
+			// A joined request's end asks anew; any other ends
+			// the request.
+			return what == recEnd
+		}
+		if bt := q.recordedAnswer(m.Message); bt != nil {
+			s.replies <- reply{b: bt, at: m.Time, elsewhere: true}
+			return false
+		}
+		if bt := b.match(q, m.Message); bt != nil {
+			s.replies <- reply{b: bt, at: m.Time}
+			return false
+		}
+		return true
+	}
+}
+
+// throughHub reads the reply topic through the machine's hub (hubFollow),
+// and, where the hub is gone, sets since to where it left off: the last
+// message it relayed, or else the server's time of its open.
+func (b *Backend) throughHub(sctx context.Context, since *string, opened func(int64), got func(message) bool, tooLong func(int)) (string, error) {
+	last, hubAt, err := hubFollow(sctx, b.Hub, opened, got, tooLong)
+	if errors.Is(err, errHubGone) {
+		if last != "" {
+			*since = last
+		} else if *since == "" && hubAt != 0 {
+			*since = strconv.FormatInt(hubAt, 10)
+		}
+	}
+	return last, err
 }
 
 // ending is how a request ended as Ask saw it, for tellWhenClosed.

@@ -128,6 +128,10 @@ func (cl client) publishOnce(ctx context.Context, topic string, body []byte) (id
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
 	req.Header.Set("Content-Type", "application/json")
+	// Closed once answered: a request program publishes a few times in a
+	// wait of minutes, and an idle kept-alive connection per pending
+	// request would count against the server's limits for nothing.
+	req.Close = true
 	resp, err := cl.http.Do(req)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -416,6 +420,7 @@ func (cl client) pollOnce(ctx context.Context, topic, since string, tags []strin
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
+	req.Close = true // as a publish's (publishOnce)
 	resp, err := cl.http.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)

@@ -17,9 +17,10 @@ import (
 // it tells a poll from a stream). It counts every request besides
 // (visitor-request-limit-burst and -replenish). Past either it answers
 // 429, and only when a request opens: a stream once open is never cut for
-// the limit. Every pending request on a machine holds one stream, and a
-// fleet behind one NAT address shares the limit, so a request refused a
-// stream for it reads its replies by polling (follow) rather than fail.
+// the limit. A machine's hub (hub.go) holds one stream for all its pending
+// requests, but a fleet behind one NAT address shares the limit, and a
+// request without a hub holds a stream of its own, so a stream refused for
+// it reads its replies by polling (follow) rather than fail.
 
 // limited is a request the server refused for its limits (429). at is the
 // server's time when it refused (its Date), or 0 where it gave none.

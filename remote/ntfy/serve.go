@@ -24,6 +24,7 @@ const finishLimit = 15 * time.Second
 //
 //	ask-confirm-phone ask      reads remote.AskStart, then remote.AskEnd; writes remote.AskEvent lines
 //	ask-confirm-phone verify   reads remote.VerifyArgs; writes the []remote.Finding
+//	ask-confirm-phone hub      reads remote.Config; relays its reply topic to the asks (hub.go)
 //
 // Everything it is told comes on stdin, as JSON, so that the tokens never
 // show in the process list.
@@ -39,9 +40,11 @@ func Main() int {
 			return serveAsk(os.Stdin, os.Stdout)
 		case "verify":
 			return serveVerify(os.Stdin, os.Stdout)
+		case "hub":
+			return serveHub(os.Stdin)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%s is run by ask-confirm to reach the phone's ntfy server: %s ask|verify, with JSON on stdin\n", remote.Program, remote.Program)
+	fmt.Fprintf(os.Stderr, "%s is run by ask-confirm to reach the phone's ntfy server: %s ask|verify|hub, with JSON on stdin\n", remote.Program, remote.Program)
 	return 2
 }
 
@@ -83,7 +86,8 @@ func serveAsk(in io.Reader, out io.Writer) int {
 	b := &Backend{Config: start.Config, CollectWithin: start.CollectWithin, Remember: start.Remember,
 		Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) },
 		Lost:    func(reason string) { emit(remote.AskEvent{Lost: reason}) },
-		Sent:    func() { emit(remote.AskEvent{Sent: true}) }}
+		Sent:    func() { emit(remote.AskEvent{Sent: true}) },
+		Hub:     hubDialer(start.Config), HTTP: hubHTTP(start.Config)}
 	ans, err := b.Ask(ctx, start.Request)
 	done := remote.AskEvent{Done: true}
 	var ended *remote.EndedError

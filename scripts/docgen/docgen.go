@@ -64,7 +64,7 @@ func programs() []*cobra.Command {
 // phoneCommand stands for ask-confirm-phone in the manual: the other
 // programs run it, with what to do on stdin, and it has no flags.
 func phoneCommand() *cobra.Command {
-	return manualOnly("ask-confirm-phone ask|verify", "Reach the phone's ntfy server for the other ask-confirm programs", remote.ProgramManual)
+	return manualOnly("ask-confirm-phone ask|verify|hub", "Reach the phone's ntfy server for the other ask-confirm programs", remote.ProgramManual)
 }
 
 // askpassCommand stands for ask-confirm-askpass in the manual. OpenSSH runs
