@@ -529,3 +529,80 @@ func TestFleetTwoRequestsOnThePhoneAnswerEachOther(t *testing.T) {
 		})
 	}
 }
+
+// Faults across the fleet (point 6): the server killed and restarted
+// while two machines wait on one request (every connection dropped at
+// once, the tap made before either reconnected), and machines whose
+// clocks are a minute behind and a minute ahead, one joining and one
+// collecting after the tap (a retry within --remember). No answer is lost, none invented, and the
+// phone gets one request and one follow-up.
+func TestFleetFaults(t *testing.T) {
+	t.Run("server restarted", func(t *testing.T) {
+		s := ntfytest.New(t)
+		phone := ntfytest.NewPhone(t, s)
+		c := fleetConfig(t, s)
+		r := confirmRequest("Restart-proof?")
+		r.Key = "restart-1"
+		m1, m2 := newMachine(c, 15*time.Minute), newMachine(c, 15*time.Minute)
+		m1.Retry, m2.Retry = 200*time.Millisecond, 200*time.Millisecond
+		askFor(m1, r)
+		m := phone.Await(1)
+		m1.awaitSent(t)
+		askFor(m2, r)
+		m2.awaitSent(t)
+		s.Stop()
+		s.Start()
+		if code := phone.Tap(m, "Approve"); code != http.StatusOK {
+			t.Fatalf("the tap after the restart got %d", code)
+		}
+		for i, mc := range []*machine{m1, m2} {
+			if ans, err := mc.wait(t); err != nil || !ans.Approved {
+				t.Fatalf("machine %d after the restart: %+v %v; it ignored %q", i+1, ans, err, mc.ignoredList())
+			}
+		}
+		awaitOneFollowUp(t, phone, "Approved on the phone at ")
+	})
+	t.Run("clocks a minute off", func(t *testing.T) {
+		s := ntfytest.New(t)
+		phone := ntfytest.NewPhone(t, s)
+		c := fleetConfig(t, s)
+		r := confirmRequest("Whatever the clocks say?")
+		r.Key = "clocks-1"
+		behind, ahead := newMachine(c, 15*time.Minute), newMachine(c, 15*time.Minute)
+		behind.Now = func() time.Time { return time.Now().Add(-time.Minute) }
+		ahead.Now = func() time.Time { return time.Now().Add(time.Minute) }
+		// The machines that waited took the answer: a retry collects it
+		// within --remember.
+		ahead.Remember = 15 * time.Minute
+		asker := newMachine(c, 15*time.Minute)
+		askFor(asker, r)
+		m := phone.Await(1)
+		asker.awaitSent(t)
+		askFor(behind, r)
+		behind.awaitSent(t)
+		phone.Tap(m, "Approve")
+		for i, mc := range []*machine{asker, behind} {
+			if ans, err := mc.wait(t); err != nil || !ans.Approved {
+				t.Fatalf("machine %d: %+v %v; it ignored %q", i+1, ans, err, mc.ignoredList())
+			}
+		}
+		askFor(ahead, r)
+		if ans, err := ahead.wait(t); err != nil || !ans.Approved {
+			t.Fatalf("the machine a minute ahead: %+v %v; it ignored %q", ans, err, ahead.ignoredList())
+		}
+		awaitOneFollowUp(t, phone, "Approved on the phone at ")
+	})
+}
+
+// awaitOneFollowUp waits for the phone's second message, a follow-up that
+// starts with prefix, and checks that no third comes within 2 s.
+func awaitOneFollowUp(t *testing.T, phone *ntfytest.Phone, prefix string) {
+	t.Helper()
+	if f := phone.Await(2); !strings.HasPrefix(f.Message, prefix) {
+		t.Fatalf("follow-up %q, want one starting %q", f.Message, prefix)
+	}
+	time.Sleep(2 * time.Second)
+	if n := phone.Count(); n != 2 {
+		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
+	}
+}
