@@ -313,20 +313,28 @@ func TestFleetSingleUse(t *testing.T) {
 	}
 	phone.Await(2) // its follow-up
 	// Another machine, which collects nothing already answered.
-	again := newMachine(c, 0)
-	b := askFor(again, r)
-	m := phone.Await(3)
-	if len(m.Actions) == 0 {
-		t.Fatalf("the third message is %q, want a new request", m.Message)
+	oldTapAnswersNothing(t, phone, newMachine(c, 0), r, old, 3)
+}
+
+// oldTapAnswersNothing asks r on m, which puts a new request on the
+// phone as its n-th message; a tap of Approve on old, an earlier request
+// of the same question, answers nothing, and the new request ends with
+// the deny tapped on its own message.
+func oldTapAnswersNothing(t *testing.T, phone *ntfytest.Phone, m *machine, r dialog.Request, old ntfytest.Message, n int) {
+	t.Helper()
+	b := askFor(m, r)
+	msg := phone.Await(n)
+	if len(msg.Actions) == 0 {
+		t.Fatalf("message %d is %q, want a new request", n, msg.Message)
 	}
 	phone.Tap(old, "Approve")
 	time.Sleep(2 * time.Second)
 	select {
 	case <-b.done:
-		t.Fatalf("the earlier Approve answered the new request: %+v %v", b.ans, b.err)
+		t.Fatalf("a tap on the earlier request answered the new one: %+v %v", b.ans, b.err)
 	default:
 	}
-	phone.Tap(m, "Cancel")
+	phone.Tap(msg, "Cancel")
 	if ans, err := b.wait(t); err != nil || ans.Approved {
 		t.Fatalf("the new request: %+v %v, want the deny tapped", ans, err)
 	}
