@@ -142,25 +142,7 @@ func TestHubKilledEachRequestGoesOn(t *testing.T) {
 		t.Fatalf("the requests sent %d requests themselves before the hub was killed", got)
 	}
 	kill()
-	deadline := time.Now().Add(10 * time.Second)
-	for ownStreams.opened.Load() < n && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	for i := range n {
-		m := requestOf(t, phone, n, fmt.Sprintf("Request %d?", i))
-		phone.Tap(m, map[bool]string{true: "Approve", false: "Cancel"}[i%2 == 0])
-	}
-	for i, a := range asks {
-		ans, err := a.wait(t)
-		if err != nil || ans.Approved != (i%2 == 0) {
-			t.Fatalf("request %d: %+v %v, want approved=%v", i, ans, err, i%2 == 0)
-		}
-	}
-	// At least one stream each: ntfy answers a burst of them with a 403
-	// now and then, which is tried once more (forbidden).
-	if got := ownStreams.opened.Load(); got < n {
-		t.Errorf("%d streams of the requests' own after the hub was killed, want one each (%d)", got, n)
-	}
+	answerWithoutTheHub(t, phone, ownStreams, asks[:])
 }
 
 // A tap the hub read but did not relay before it died is not lost: the
@@ -272,25 +254,7 @@ func TestHubProgramKilled(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for ownStreams.opened.Load() < n && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	for i := range n {
-		m := requestOf(t, phone, n, fmt.Sprintf("Request %d?", i))
-		phone.Tap(m, map[bool]string{true: "Approve", false: "Cancel"}[i%2 == 0])
-	}
-	for i, a := range asks {
-		ans, err := a.wait(t)
-		if err != nil || ans.Approved != (i%2 == 0) {
-			t.Fatalf("request %d: %+v %v, want approved=%v", i, ans, err, i%2 == 0)
-		}
-	}
-	// At least one stream each: ntfy answers a burst of them with a 403
-	// now and then, which is tried once more (forbidden).
-	if got := ownStreams.opened.Load(); got < n {
-		t.Errorf("%d streams of the requests' own after the hub was killed, want one each (%d)", got, n)
-	}
+	answerWithoutTheHub(t, phone, ownStreams, asks[:])
 	otherPhone.Tap(om, "Approve")
 	if ans, err := oa.wait(t); err != nil || !ans.Approved {
 		t.Fatalf("the other setup's request: %+v %v, want approved", ans, err)
@@ -323,5 +287,33 @@ func TestHubServerDownNewRequestFails(t *testing.T) {
 	_, err := b.Ask(context.Background(), confirmRequest("Second?"))
 	if err == nil || !strings.Contains(err.Error(), "could not be reached") {
 		t.Fatalf("a request with the server down: %v, want it not reached", err)
+	}
+}
+
+// answerWithoutTheHub waits, once the hub was killed, for each of asks'
+// requests to open a stream of its own, taps Approve on the even ones'
+// messages and Cancel on the odd ones', and checks that each request got
+// its own answer through its own stream.
+func answerWithoutTheHub(t *testing.T, phone *ntfytest.Phone, ownStreams *streamCounting, asks []*asking) {
+	t.Helper()
+	n := len(asks)
+	deadline := time.Now().Add(10 * time.Second)
+	for ownStreams.opened.Load() < int64(n) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range n {
+		m := requestOf(t, phone, n, fmt.Sprintf("Request %d?", i))
+		phone.Tap(m, map[bool]string{true: "Approve", false: "Cancel"}[i%2 == 0])
+	}
+	for i, a := range asks {
+		ans, err := a.wait(t)
+		if err != nil || ans.Approved != (i%2 == 0) {
+			t.Fatalf("request %d: %+v %v, want approved=%v", i, ans, err, i%2 == 0)
+		}
+	}
+	// At least one stream each: ntfy answers a burst of them with a 403
+	// now and then, which is tried once more (forbidden).
+	if got := ownStreams.opened.Load(); got < int64(n) {
+		t.Errorf("%d streams of the requests' own after the hub was killed, want one each (%d)", got, n)
 	}
 }
