@@ -22,6 +22,19 @@ import (
 // harness of its own (its own HOME-like XDG tree, store, locks and
 // holders), through the real binary, against the real ntfy server.
 
+// exportedFleet sets the phone up on a headless machine against s, and
+// returns the setup as remote export prints it, for fleetMachine.
+func exportedFleet(t *testing.T, s *ntfytest.Server) string {
+	t.Helper()
+	setup := headless(e2e.NewFakeHarness(t))
+	setup.SetUpPhone(s, "only")
+	exported := setup.Run("remote", "export")
+	if exported.Code != 0 {
+		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
+	}
+	return strings.TrimSpace(exported.Stdout)
+}
+
 // fleetMachine is a machine given the setup exported from another, in
 // ASK_CONFIRM_REMOTE, as a CI system hands a job a secret: no remote.json.
 func fleetMachine(t *testing.T, setup string) *e2e.Harness {
@@ -122,13 +135,7 @@ func TestFleetSetupAndExport(t *testing.T) {
 func TestFleetCIStory(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
-	setup := headless(e2e.NewFakeHarness(t))
-	setup.SetUpPhone(s, "only")
-	exported := setup.Run("remote", "export")
-	if exported.Code != 0 {
-		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
-	}
-	env := strings.TrimSpace(exported.Stdout)
+	env := exportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
 
 	ask := []string{"--title", "Deploy", "--message", "Deploy 4f2a1c to production?", "--key", "deploy-4f2a1c", "--remote", "only", "--json"}
@@ -197,13 +204,7 @@ func TestFleetCIStory(t *testing.T) {
 func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
-	setup := headless(e2e.NewFakeHarness(t))
-	setup.SetUpPhone(s, "only")
-	exported := setup.Run("remote", "export")
-	if exported.Code != 0 {
-		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
-	}
-	env := strings.TrimSpace(exported.Stdout)
+	env := exportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
 	shown := func(h *e2e.Harness) {
 		e2e.Eventually(t, 30*time.Second, "the machine's request to be on the phone", func() bool {
@@ -254,13 +255,7 @@ func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
 func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
 	t.Parallel() // scripted dialogs only
 	s := ntfytest.New(t)
-	setup := headless(e2e.NewFakeHarness(t))
-	setup.SetUpPhone(s, "only")
-	exported := setup.Run("remote", "export")
-	if exported.Code != 0 {
-		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
-	}
-	env := strings.TrimSpace(exported.Stdout)
+	env := exportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
 
 	laptop := e2e.NewFakeHarness(t)
