@@ -24,6 +24,9 @@ type Answer struct {
 	// For is how long the person approved for, with a confirmation's
 	// Approve-for button (Request.ApproveFor); zero otherwise.
 	For time.Duration
+	// Votes are the votes that decided a request of several approvers
+	// (Request.Approvers), in the order they counted; nil otherwise.
+	Votes []Vote `json:",omitempty"`
 }
 
 // Backend puts a request on screen and waits for the person.
@@ -57,6 +60,14 @@ type Closed struct {
 }
 
 func (c *Closed) Error() string { return c.What }
+
+// Voter is a Backend that asks several people (Request.Approvers), and
+// takes a vote given another way on this machine, such as a click in the
+// local dialog, as the vote of the person it names (Vote.By), while it
+// asks.
+type Voter interface {
+	Vote(v Vote)
+}
 
 // Finisher is a Backend that may have work left once Ask returned: a
 // phone is told what became of the request when Ask's context ends.

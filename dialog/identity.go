@@ -7,6 +7,7 @@ import (
 	"hash"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // identityFormat versions the encoding below. Changing what goes into a hash
@@ -62,7 +63,7 @@ func (r Request) ContentHash() string {
 	if r.ApproveFor != 0 {
 		fields = append(fields, "approve-for", strconv.FormatInt(int64(r.ApproveFor), 10))
 	}
-	return sum(fields...)
+	return sum(append(fields, r.approverFields()...)...)
 }
 
 // Identity returns the hex name under which the request's answer is kept: the
@@ -72,11 +73,26 @@ func (r Request) ContentHash() string {
 func (r Request) Identity() string {
 	switch {
 	case r.Key != "" && r.Via != "":
-		return sum(identityFormat, "key", r.Key, "via", r.Via)
+		return sum(append([]string{identityFormat, "key", r.Key, "via", r.Via}, r.approverFields()...)...)
 	case r.Key != "":
-		return sum(identityFormat, "key", r.Key)
+		return sum(append([]string{identityFormat, "key", r.Key}, r.approverFields()...)...)
 	}
 	return r.ContentHash()
+}
+
+// approverFields are what r's approvers add to its hashes: who, in any
+// order they were named, and how many must approve. None for a request of
+// one person, whose hashes stay as they were before named approvers.
+func (r Request) approverFields() []string {
+	if len(r.Approvers) == 0 {
+		return nil
+	}
+	names := make([]string, len(r.Approvers))
+	for i, a := range r.Approvers {
+		names[i] = strings.ToLower(a)
+	}
+	slices.Sort(names)
+	return append(append([]string{"approvers", strconv.Itoa(len(names))}, names...), "approvals", strconv.Itoa(r.Approvals))
 }
 
 func sum(fields ...string) string {

@@ -91,6 +91,14 @@ type Request struct {
 	// approves this request and keeps the approval for this long
 	// (ApproveForLabel).
 	ApproveFor time.Duration `json:"approve_for,omitempty"`
+
+	// Approvers name the people who decide a yes/no question asked on
+	// the phone, each on a phone of their own (remote.Config.People), and
+	// Approvals how many of them must approve; any one of them denies.
+	// Empty for a question of one person, as every question before
+	// named approvers. Both are part of the identity.
+	Approvers []string `json:"approvers,omitempty"`
+	Approvals int      `json:"approvals,omitempty"`
 }
 
 // Shown is the text the dialog shows: the message, its padding written
@@ -150,6 +158,9 @@ func (r Request) Validate() error {
 		}
 	}
 	if err := r.validateKind(); err != nil {
+		return err
+	}
+	if err := r.validateApprovers(); err != nil {
 		return err
 	}
 	if r.OKLabel == r.CancelLabel {

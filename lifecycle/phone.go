@@ -104,12 +104,13 @@ type PhoneBackend func(c remote.Config, r PhoneReports) dialog.Backend
 type PhoneReports struct {
 	Ignored, Lost           func(reason string)
 	Sent                    func()
+	Voted                   func(dialog.Vote)
 	CollectWithin, Remember time.Duration
 }
 
 // ntfyPhone is the real PhoneBackend: the phone reached through ntfy.
 func ntfyPhone(c remote.Config, r PhoneReports) dialog.Backend {
-	return &remote.Backend{Config: c, Ignored: r.Ignored, Lost: r.Lost, Sent: r.Sent, CollectWithin: r.CollectWithin, Remember: r.Remember}
+	return &remote.Backend{Config: c, Ignored: r.Ignored, Lost: r.Lost, Sent: r.Sent, Voted: r.Voted, CollectWithin: r.CollectWithin, Remember: r.Remember}
 }
 
 // maxIgnoredLogged bounds the ignored replies a request records one by

@@ -21,6 +21,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Config is where the phone is asked: an ntfy server, the two topics and
@@ -48,6 +50,65 @@ type Config struct {
 	// an answer it did not ask for. Empty in a setup made before fleets:
 	// then only the machine that asked can tell its replies, as before.
 	Secret string `json:"secret,omitempty"`
+	// Name is the person whose phone subscribes to Topic, as remote
+	// setup's --name recorded it; empty in a setup made before named
+	// approvers.
+	Name string `json:"name,omitempty"`
+	// Approvers are the other people asked, each on a phone of their own
+	// (remote approver add): a yes/no question may need several of them
+	// (dialog.Request.Approvers).
+	Approvers []Approver `json:"approvers,omitempty"`
+}
+
+// Approver is a person asked on a phone of their own: their name, and the
+// request topic their phone's account reads. The asking token writes it;
+// the reply topic is the setup's, which every button writes.
+type Approver struct {
+	Name  string `json:"name"`
+	Topic string `json:"topic"`
+}
+
+// People are everyone set up: the first phone (Name, Topic), then
+// Approvers, in the order they were added.
+func (c Config) People() []Approver {
+	return append([]Approver{{Name: c.Name, Topic: c.Topic}}, c.Approvers...)
+}
+
+// Person returns the person set up under name, compared without case.
+func (c Config) Person(name string) (Approver, bool) {
+	for _, p := range c.People() {
+		if p.Name != "" && strings.EqualFold(p.Name, name) {
+			return p, true
+		}
+	}
+	return Approver{}, false
+}
+
+// MaxNameBytes bounds a person's name: it is shown in every follow-up.
+const MaxNameBytes = 64
+
+// CheckName reports what makes name unusable as a person's: empty, over
+// MaxNameBytes, not UTF-8, a character that is not printable, a comma
+// (--approvers separates names with one) or space at either end.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("a person's name must not be empty")
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("a person's name is at most %d bytes; this one is %d", MaxNameBytes, len(name))
+	case !utf8.ValidString(name):
+		return errors.New("a person's name must be UTF-8")
+	case strings.TrimSpace(name) != name:
+		return errors.New("a person's name must not start or end with a space")
+	case strings.Contains(name, ","):
+		return errors.New("a person's name must not hold a comma: --approvers separates names with one")
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return fmt.Errorf("a person's name must be printable text; this one holds U+%04X", r)
+		}
+	}
+	return nil
 }
 
 // SecretBytes is the size of a fleet's secret: 256 bits.
@@ -128,9 +189,46 @@ func (c Config) Check() error {
 	if c.Token == c.AnswerToken {
 		return errors.New("the answer token must not be the asking side's token: whoever holds a button would then read every request")
 	}
+	if err := c.checkPeople(); err != nil {
+		return err
+	}
 	if c.Secret != "" && c.SecretKey() == nil {
 		// Not the secret itself: the error may reach a log.
 		return fmt.Errorf("the fleet's secret must be at least %d random bytes in hex, as remote setup makes it", SecretBytes)
+	}
+	return nil
+}
+
+// checkPeople reports what makes c's people unusable: a name that is not
+// one (CheckName), two people under one name, an approver without a name
+// while the first phone has none, or a request topic that is not one,
+// is the reply topic, or is another person's.
+func (c Config) checkPeople() error {
+	if c.Name != "" {
+		if err := CheckName(c.Name); err != nil {
+			return err
+		}
+	}
+	if len(c.Approvers) > 0 && c.Name == "" {
+		return errors.New("the first phone has no name, and a setup with several people needs one for each: remote setup --name NAME")
+	}
+	seen := map[string]bool{}
+	topics := map[string]bool{c.Topic: true, c.ReplyTopic: true}
+	for _, p := range c.Approvers {
+		if err := CheckName(p.Name); err != nil {
+			return err
+		}
+		if strings.EqualFold(p.Name, c.Name) || seen[strings.ToLower(p.Name)] {
+			return fmt.Errorf("%q is set up twice: each person once, under one name", p.Name)
+		}
+		seen[strings.ToLower(p.Name)] = true
+		if !topicName(p.Topic) {
+			return fmt.Errorf("%s's topic %q: ntfy takes 1 to 64 letters, digits, - and _", p.Name, p.Topic)
+		}
+		if topics[p.Topic] {
+			return fmt.Errorf("%s's topic %q is already the reply topic or another person's: each phone reads a topic of its own", p.Name, p.Topic)
+		}
+		topics[p.Topic] = true
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,7 +97,7 @@ func TestLoadFromEnvironment(t *testing.T) {
 	}
 	t.Setenv(SetupEnv, exported)
 	got, err := Load(path)
-	if err != nil || got != s || !FromEnv() {
+	if err != nil || !reflect.DeepEqual(got, s) || !FromEnv() {
 		t.Fatalf("Load with %s set: %+v, %v; want %+v", SetupEnv, got, err, s)
 	}
 	t.Setenv(SetupEnv, `{"server":"https://x","token":"tk_leaked_secret"`)

@@ -73,7 +73,11 @@ type (
 	// follow-up ("Approved in the dialog"), when the ending said so;
 	// Status and Answer are the outcome (dialog.Closed), which the
 	// fleet's other machines are told.
+	//
+	// A line with Vote alone is no end: it is a vote given on this
+	// machine (Backend.Vote), and more lines follow.
 	AskEnd struct {
+		Vote   *dialog.Vote   `json:"vote,omitempty"`
 		Closed string         `json:"closed,omitempty"`
 		Status string         `json:"status,omitempty"`
 		Answer *dialog.Answer `json:"answer,omitempty"`
@@ -82,9 +86,11 @@ type (
 	// reply that answered nothing (Ignored), or the outcome (Done: the
 	// Answer, or the Error, or that the fleet Ended the request), or a
 	// follow-up that could not be sent (Lost), or that the follow-ups are
-	// sent (Finished).
+	// sent (Finished), or a person's vote on a request of several
+	// approvers (Vote), before the outcome.
 	AskEvent struct {
 		Sent     bool           `json:"sent,omitempty"`
+		Vote     *dialog.Vote   `json:"vote,omitempty"`
 		Ignored  string         `json:"ignored,omitempty"`
 		Lost     string         `json:"lost,omitempty"`
 		Done     bool           `json:"done,omitempty"`
@@ -144,6 +150,10 @@ type Backend struct {
 	// will show it, while Ask has not returned. Nil ignores it. It must
 	// not block.
 	Sent func()
+	// Voted is told each vote of a request of several approvers, as the
+	// person's phone (or the fleet's record) gave it, while Ask has not
+	// returned. Nil ignores them. It must not block.
+	Voted func(dialog.Vote)
 	// Program is the path of the program to run; empty finds Program
 	// (platform.Program).
 	Program string
@@ -247,6 +257,8 @@ func (b *Backend) read(pr *phoneRun, stdout io.Reader, outcome chan<- AskEvent) 
 			b.Lost(ev.Lost)
 		case ev.Sent && !done && !pr.returned.Load() && b.Sent != nil:
 			b.Sent()
+		case ev.Vote != nil && !done && !pr.returned.Load() && b.Voted != nil:
+			b.Voted(*ev.Vote)
 		case ev.Done && !done:
 			done = true
 			outcome <- ev
@@ -254,6 +266,22 @@ func (b *Backend) read(pr *phoneRun, stdout io.Reader, outcome chan<- AskEvent) 
 	}
 	if !done {
 		outcome <- AskEvent{Done: true, Error: Program + " ended without an answer"}
+	}
+}
+
+// Vote implements dialog.Voter: the vote v, given on this machine by the
+// person set up as v.By, goes to the request being asked, which counts it
+// as that person's tap, and records it for the fleet. It does nothing
+// where no request is being asked.
+func (b *Backend) Vote(v dialog.Vote) {
+	b.mu.Lock()
+	var pr *phoneRun
+	if len(b.runs) > 0 {
+		pr = b.runs[len(b.runs)-1]
+	}
+	b.mu.Unlock()
+	if pr != nil && !pr.returned.Load() {
+		pr.send(AskEnd{Vote: &v})
 	}
 }
 

@@ -45,6 +45,14 @@ type Backend struct {
 	Lost func(reason string)
 	// Sent is told once the server took the request. Nil ignores it.
 	Sent func()
+	// Voted is told each vote of a request of several approvers
+	// (dialog.Request.Approvers) as it counts, until Ask returns. Nil
+	// ignores them. It must not block.
+	Voted func(dialog.Vote)
+	// Votes brings the votes given on this machine (remote.Backend.Vote):
+	// each counts as its person's tap, and is recorded for the fleet.
+	// Nil brings none.
+	Votes <-chan dialog.Vote
 	// Retry is how long to wait before reconnecting a dropped
 	// subscription; zero is one second.
 	Retry time.Duration

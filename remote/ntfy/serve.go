@@ -69,9 +69,19 @@ func serveAsk(in io.Reader, out io.Writer) int {
 	// The request ends when the caller says, with how it ended; when it
 	// closes is only for the phone's message to say.
 	ctx := closing{cancelled, start.Closes}
+	votes := make(chan dialog.Vote, dialog.MaxApprovers)
 	go func() {
 		var e remote.AskEnd
 		err := dec.Decode(&e)
+		for err == nil && e.Vote != nil {
+			select {
+			case votes <- *e.Vote:
+			default:
+				// More than one per person: none of them counts.
+			}
+			e = remote.AskEnd{}
+			err = dec.Decode(&e)
+		}
 		switch {
 		case err == nil && (e.Closed != "" || e.Status != ""):
 			end(&dialog.Closed{What: e.Closed, Status: e.Status, Answer: e.Answer})
@@ -87,6 +97,8 @@ func serveAsk(in io.Reader, out io.Writer) int {
 		Ignored: func(reason string) { emit(remote.AskEvent{Ignored: reason}) },
 		Lost:    func(reason string) { emit(remote.AskEvent{Lost: reason}) },
 		Sent:    func() { emit(remote.AskEvent{Sent: true}) },
+		Voted:   func(v dialog.Vote) { emit(remote.AskEvent{Vote: &v}) },
+		Votes:   votes,
 		Hub:     hubDialer(start.Config), HTTP: hubHTTP(start.Config)}
 	ans, err := b.Ask(ctx, start.Request)
 	done := remote.AskEvent{Done: true}
