@@ -240,7 +240,8 @@ type Action struct {
 // Phone is the person's phone: it reads the request topic with the
 // phone's account and taps buttons.
 type Phone struct {
-	t    TB
+	t            TB
+	topic, token string
 	mu   sync.Mutex
 	seen []Message
 	more chan struct{}
@@ -250,7 +251,7 @@ type Phone struct {
 // the test ends; it resubscribes after a dropped connection.
 func NewPhone(t TB, s *Server) *Phone {
 	t.Helper()
-	return newPhone(t, s, "")
+	return newPhone(t, s, s.Topic, s.PhoneToken, "")
 }
 
 // NewPhoneFromStart is NewPhone for a phone that also receives what the
@@ -258,12 +259,12 @@ func NewPhone(t TB, s *Server) *Phone {
 // notification sent while they were offline.
 func NewPhoneFromStart(t TB, s *Server) *Phone {
 	t.Helper()
-	return newPhone(t, s, "all")
+	return newPhone(t, s, s.Topic, s.PhoneToken, "all")
 }
 
-func newPhone(t TB, s *Server, since string) *Phone {
+func newPhone(t TB, s *Server, topic, token, since string) *Phone {
 	t.Helper()
-	p := &Phone{t: t, more: make(chan struct{}, 1)}
+	p := &Phone{t: t, more: make(chan struct{}, 1), topic: topic, token: token}
 	ctx, cancel := context.WithCancel(context.Background())
 	opened := make(chan struct{})
 	done := make(chan struct{})
@@ -290,12 +291,12 @@ func newPhone(t TB, s *Server, since string) *Phone {
 // read reads one subscription of the request topic until it drops, from
 // since, and returns the ID of the last message it read.
 func (p *Phone) read(ctx context.Context, s *Server, since string, opened func()) string {
-	u := s.URL + "/" + s.Topic + "/json"
+	u := s.URL + "/" + p.topic + "/json"
 	if since != "" {
 		u += "?since=" + since
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	req.Header.Set("Authorization", "Bearer "+s.PhoneToken)
+	req.Header.Set("Authorization", "Bearer "+p.token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return since

@@ -112,6 +112,16 @@ type button struct {
 	choice string // approve, deny, approve-for, or option for a choice's
 	label  string
 	cap    [capabilityBytes]byte
+	// by is the person whose button it is, in a vote (votes.go), and
+	// voter their place among the request's approvers; "" for a request
+	// of one person.
+	by    string
+	voter int
+	// votes and forDur are a vote's outcome, for a button that stands for
+	// it (tally): the votes that decided it, and the shortest approval
+	// given for a while.
+	votes  []dialog.Vote
+	forDur time.Duration
 }
 
 // Ask implements dialog.Backend. It subscribes to the reply topic before it
@@ -140,7 +150,11 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	if err := b.Config.Check(); err != nil {
 		return dialog.Answer{}, err
 	}
-	buttons, err := newButtons(r)
+	people, err := voters(b.Config, r)
+	if err != nil {
+		return dialog.Answer{}, err
+	}
+	buttons, err := newButtons(r, people)
 	if err != nil {
 		return dialog.Answer{}, err
 	}
@@ -158,6 +172,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		closes = d.Unix()
 	}
 	q := newQuestion(b.Config.SecretKey(), r, buttons, id, closes)
+	q.people, q.approvals, q.approveFor = people, r.Approvals, r.ApproveFor
 	sub := b.subscribe(ctx, cl, q)
 	// Ask returns only once the subscription has ended: nothing is
 	// reported to Ignored after it.
@@ -201,6 +216,13 @@ func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *que
 		}
 		if b.Sent != nil {
 			b.Sent()
+		}
+		if q.voting() {
+			ans, err, again := b.awaitVotes(ctx, cl, r, q, sub, asked)
+			if again {
+				continue
+			}
+			return ans, err
 		}
 		replies := sub.replies
 		if q.joined() {
@@ -286,7 +308,7 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 			return nil
 		}
 	}
-	if _, err := cl.publish(ctx, b.request(r, q)); err != nil {
+	if err := b.publishRequest(ctx, cl, r, q); err != nil {
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
 			// have reached the phone.
@@ -516,13 +538,22 @@ func (b *Backend) reader(sctx context.Context, q *question, s *subscription) fun
 			// the request.
 			return what == recEnd
 		}
+		// A vote reads on: every person's vote counts.
 		if bt := q.recordedAnswer(m.Message); bt != nil {
-			s.replies <- reply{b: bt, at: m.Time, elsewhere: true}
-			return false
+			select {
+			case s.replies <- reply{b: bt, at: m.Time, elsewhere: true}:
+			case <-sctx.Done():
+				return false
+			}
+			return q.voting()
 		}
 		if bt := b.match(q, m.Message); bt != nil {
-			s.replies <- reply{b: bt, at: m.Time}
-			return false
+			select {
+			case s.replies <- reply{b: bt, at: m.Time}:
+			case <-sctx.Done():
+				return false
+			}
+			return q.voting()
 		}
 		return true
 	}
@@ -554,6 +585,9 @@ type ending struct {
 	// fleet is recCancel or recSupersede where the fleet's record ended
 	// the request, and so needs no record of this machine's.
 	fleet string
+	// progress is where an undecided vote stood as it closed ("1 of
+	// 2"), for its follow-up; "" for a request of one person.
+	progress string
 }
 
 // tellWhenClosed tells the phone, once ctx ends, what became of r: ctx's
@@ -599,8 +633,12 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 		case e.fleet == recSupersede:
 			text = "This request was replaced by a newer one at " + at + "."
 		}
+		if e.progress != "" && e.tapped == "" {
+			// "This request expired at 14:05 with 1 of 2 approvals."
+			text = strings.TrimSuffix(text, ".") + " with " + e.progress + " approvals."
+		}
 		if q.key == nil {
-			b.followUp(cl, r, text)
+			b.followUp(cl, q, r, text)
 			return
 		}
 		b.tellOnce(cl, q, r, text, owner)
@@ -701,6 +739,10 @@ func (b *Backend) match(q *question, body string) *button {
 	}
 	if req := f["req"]; req != id {
 		if bt := q.otherTap(req, f["mac"]); bt != nil {
+			if !sameVoter(f, bt) {
+				b.ignored(ignoredAsAnother)
+				return nil
+			}
 			return bt
 		}
 		if req == "" {
@@ -718,6 +760,10 @@ func (b *Backend) match(q *question, body string) *button {
 		}
 	}
 	if q.key == nil {
+		if !sameVoter(f, found) {
+			b.ignored(ignoredAsAnother)
+			return nil
+		}
 		return found
 	}
 	var byMAC *button
@@ -729,6 +775,10 @@ func (b *Backend) match(q *question, body string) *button {
 	}
 	if byMAC == nil || (found != nil && byMAC != found) {
 		b.ignored(ignoredForeign)
+		return nil
+	}
+	if !sameVoter(f, byMAC) {
+		b.ignored(ignoredAsAnother)
 		return nil
 	}
 	return byMAC
@@ -770,7 +820,7 @@ func capabilityFault(capHex string) string {
 // replyBody is what the button bt of request q sends: with a fleet's
 // secret, with the MAC that lets every machine of the fleet verify it.
 func (q *question) replyBody(bt *button) string {
-	body := replyPrefix + "req=" + q.id + " cap=" + hex.EncodeToString(bt.cap[:])
+	body := replyPrefix + "req=" + q.id + bt.voterField() + " cap=" + hex.EncodeToString(bt.cap[:])
 	if q.key != nil {
 		body += " mac=" + replyMAC(q.key, q.identity, q.id, bt, q.closes)
 	}
@@ -811,7 +861,7 @@ func (b *Backend) retry() time.Duration {
 // confirmation Deny first, then Approve for DURATION if offered, then
 // Approve; for a choice its options in order, then Cancel where there is
 // room.
-func newButtons(r dialog.Request) ([]*button, error) {
+func newButtons(r dialog.Request, people []person) ([]*button, error) {
 	var bs []*button
 	if r.Kind == dialog.Choose {
 		for _, o := range r.Options {
@@ -831,6 +881,11 @@ func newButtons(r dialog.Request) ([]*button, error) {
 		if bt.label == "" {
 			bt.label = map[string]string{"deny": "Deny", "approve": "Approve"}[bt.choice]
 		}
+	}
+	if len(people) > 0 {
+		bs = personButtons(people, bs)
+	}
+	for _, bt := range bs {
 		if _, err := rand.Read(bt.cap[:]); err != nil {
 			return nil, fmt.Errorf("making the buttons' capabilities: %w", err)
 		}
@@ -838,9 +893,49 @@ func newButtons(r dialog.Request) ([]*button, error) {
 	return bs, nil
 }
 
-// request is the message that asks r on the phone: its text shown
-// literally (no Markdown), with who asks and when it closes.
-func (b *Backend) request(r dialog.Request, q *question) message {
+// publishRequest puts r on the phone as request q: on the phone set up,
+// or, for a vote, on each person's, each with their own buttons. A vote
+// that reached some of its people but not all fails: a person who was not
+// asked cannot vote.
+func (b *Backend) publishRequest(ctx context.Context, cl client, r dialog.Request, q *question) error {
+	if !q.voting() {
+		_, err := cl.publish(ctx, b.request(r, q, b.Config.Topic, q.buttons, ""))
+		return err
+	}
+	for i, p := range q.people {
+		var mine []*button
+		for _, bt := range q.buttons {
+			if bt.voter == i {
+				mine = append(mine, bt)
+			}
+		}
+		if _, err := cl.publish(ctx, b.request(r, q, p.topic, mine, b.askedAs(q, p))); err != nil {
+			return fmt.Errorf("asking %s: %w", p.name, err)
+		}
+	}
+	return nil
+}
+
+// askedAs is the line a vote's message ends with on p's phone: who is
+// asked, and what decides.
+func (b *Backend) askedAs(q *question, p person) string {
+	var others []string
+	for _, o := range q.people {
+		if o.name != p.name {
+			others = append(others, o.name)
+		}
+	}
+	line := "Asked of you, " + p.name + ", with " + dialog.Names(others) + ": "
+	if q.approvals == len(q.people) {
+		return line + "every one of you must approve; any one of you can deny."
+	}
+	return line + strconv.Itoa(q.approvals) + " of " + strconv.Itoa(len(q.people)) + " must approve; any one of you can deny."
+}
+
+// request is the message that asks r on the phone whose topic is given,
+// with buttons: its text shown literally (no Markdown), with who asks and
+// when it closes, and then, for a vote, asked (askedAs).
+func (b *Backend) request(r dialog.Request, q *question, topic string, buttons []*button, asked string) message {
 	var closes time.Time
 	if q.closes != 0 {
 		closes = time.Unix(q.closes, 0)
@@ -858,14 +953,18 @@ func (b *Backend) request(r dialog.Request, q *question) message {
 		}
 		r.Message = strings.Join(lines, "\n")
 	}
+	text := r.Shown(closes, b.now())
+	if asked != "" {
+		text += "\n\n" + asked
+	}
 	m := message{
-		Topic:    b.Config.Topic,
+		Topic:    topic,
 		Title:    title,
-		Message:  cut(r.Shown(closes, b.now()), MaxMessageBytes),
+		Message:  cut(text, MaxMessageBytes),
 		Priority: 5,
 		Tags:     []string{"question"},
 	}
-	for _, bt := range q.buttons {
+	for _, bt := range buttons {
 		headers := map[string]string{"Authorization": "Bearer " + b.Config.AnswerToken}
 		if q.key != nil {
 			// The tap carries its question's tag, which a machine that
@@ -889,16 +988,44 @@ func (b *Backend) request(r dialog.Request, q *question) message {
 // doubt, with a tag that shows how at a glance. It is best effort: the
 // answer stands whether or not it arrives; one that cannot be sent is told
 // to Lost.
-func (b *Backend) followUp(cl client, r dialog.Request, text string) {
+//
+// A vote's follow-up goes to every person it asks, each on their own
+// phone, at once.
+func (b *Backend) followUp(cl client, q *question, r dialog.Request, text string) {
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
-	if _, err := cl.publish(ctx, message{Topic: b.Config.Topic, Title: title, Message: text, Priority: 3, Tags: []string{followUpTag(text)}}); err != nil && b.Lost != nil {
-		b.Lost(fmt.Sprintf("the follow-up %q could not be sent within %s: %v", text, followUpWithin, err))
+	topics := []string{b.Config.Topic}
+	if q.voting() {
+		topics = nil
+		for _, p := range q.people {
+			topics = append(topics, p.topic)
+		}
 	}
+	var wg sync.WaitGroup
+	for _, topic := range topics {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := cl.publish(ctx, message{Topic: topic, Title: title, Message: text, Priority: 3, Tags: []string{followUpTag(text)}}); err != nil && b.Lost != nil {
+				b.Lost(fmt.Sprintf("the follow-up %q could not be sent to %s within %s: %v", text, b.whose(q, topic), followUpWithin, err))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// whose names the phone that reads topic: a vote's person, or the phone.
+func (b *Backend) whose(q *question, topic string) string {
+	for _, p := range q.people {
+		if p.topic == topic {
+			return p.name + "'s phone"
+		}
+	}
+	return "the phone"
 }
 
 // followUpTag is the ntfy tag (an emoji's name) of a follow-up's text, as
@@ -921,6 +1048,9 @@ func followUpTag(text string) string {
 // tappedText is the follow-up for a tap on bt, before its time; for an
 // answer a machine of the fleet recorded, elsewhere.
 func tappedText(bt *button, elsewhere bool) string {
+	if bt.votes != nil {
+		return votesText(bt)
+	}
 	where := " on the phone"
 	if elsewhere {
 		where = " on another machine"
@@ -938,6 +1068,9 @@ func tappedText(bt *button, elsewhere bool) string {
 }
 
 func answerFor(r dialog.Request, bt *button) dialog.Answer {
+	if bt.votes != nil {
+		return dialog.Answer{Approved: bt.choice != "deny", For: bt.forDur, Votes: bt.votes}
+	}
 	switch bt.choice {
 	case "approve":
 		return dialog.Answer{Approved: true}

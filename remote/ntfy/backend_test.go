@@ -113,13 +113,13 @@ func TestRequestShowsTheTail(t *testing.T) {
 	b := &Backend{}
 	for _, c := range padding.Cases {
 		r := dialog.Request{Message: padding.Head + c.Pad + padding.Tail, OKLabel: "Allow", CancelLabel: "Deny", Origin: "Claude Code in ~/w"}
-		m := b.request(r, &question{}).Message
+		m := b.request(r, &question{}, "t", nil, "").Message
 		if !strings.HasPrefix(m, padding.Head) || !strings.Contains(m, padding.Tail+"\n\nAsked by Claude Code in ~/w") || len(m) > 200 {
 			t.Errorf("%s: the phone's message is %d bytes:\n%.300q", c.Name, len(m), m)
 		}
 	}
 	r := dialog.Request{Message: "Run this?\n" + strings.Repeat("x", 10000) + "\nrm -rf ~/important", OKLabel: "Allow", CancelLabel: "Deny", Origin: "Claude Code in ~/w"}
-	m := b.request(r, &question{}).Message
+	m := b.request(r, &question{}, "t", nil, "").Message
 	if len(m) > MaxMessageBytes || !strings.HasPrefix(m, "Too long to show whole") || !strings.HasSuffix(m, "rm -rf ~/important\n\nAsked by Claude Code in ~/w") {
 		t.Errorf("a message too long for ntfy is not cut to its head and tail: %d bytes, %.200q … %q", len(m), m, m[max(0, len(m)-80):])
 	}

@@ -80,6 +80,10 @@ func keyTag(key []byte, identity string) string {
 // replyMAC is what button bt of request id proves: that the fleet made
 // it, for this request and this choice, closing at closes.
 func replyMAC(key []byte, identity, id string, bt *button, closes int64) string {
+	if bt.by != "" {
+		// A person's button: their vote, and nobody else's.
+		return mac(key, "ask-confirm/2 vote", identity, id, bt.choice, bt.label, strconv.FormatInt(closes, 10), bt.by)
+	}
 	return mac(key, "ask-confirm/2 reply", identity, id, bt.choice, bt.label, strconv.FormatInt(closes, 10))
 }
 
@@ -91,6 +95,9 @@ func answerMAC(key []byte, identity, id string, bt *button, closes int64) string
 	label := bt.label
 	if bt.choice == "deny" {
 		label = ""
+	}
+	if bt.by != "" {
+		return mac(key, "ask-confirm/2 vote answer", identity, id, bt.choice, label, strconv.FormatInt(closes, 10), bt.by)
 	}
 	return mac(key, "ask-confirm/2 answer", identity, id, bt.choice, label, strconv.FormatInt(closes, 10))
 }
@@ -217,6 +224,13 @@ type question struct {
 	identity, content string
 	buttons           []*button
 
+	// people are a vote's approvers (votes.go), approvals how many
+	// must approve, and approveFor how long an Approve-for button
+	// approves for; people is nil for a request of one person.
+	people     []person
+	approvals  int
+	approveFor time.Duration
+
 	ownID     string // the request this machine puts on the phone
 	ownCloses int64
 	alone     bool // the fleet's record could not be read: no claim
@@ -299,7 +313,7 @@ func (q *question) allTaps(ms []message) []tapped {
 	q.mu.Unlock()
 	var out []tapped
 	for id, closes := range ids {
-		probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: id, closes: closes}
+		probe := q.probe(id, closes)
 		out = append(out, probe.taps(ms, 0)...)
 	}
 	return out
@@ -374,6 +388,9 @@ func (q *question) answerIn(f map[string]string, id string, closes int64) *butto
 			}
 		}
 	}
+	if found != nil && !sameVoter(f, found) {
+		return nil
+	}
 	return found
 }
 
@@ -385,6 +402,11 @@ var deniedElsewhere = &button{choice: "deny"}
 // this machine other than on the phone, or nil for one no button can
 // say.
 func (q *question) buttonFor(a dialog.Answer) *button {
+	if q.voting() {
+		// A vote's answer is its people's: a vote given here came as
+		// one (Backend.Votes), and an answer is no person's.
+		return nil
+	}
 	if !a.Approved {
 		for _, bt := range q.buttons {
 			if bt.choice == "deny" {
@@ -407,7 +429,7 @@ func (q *question) buttonFor(a dialog.Answer) *button {
 // answerBody is the fleet's record that request id of q's question, closing
 // at closes, was answered bt on a machine.
 func answerBody(q *question, id string, closes int64, bt *button) string {
-	return replyPrefix + "rec=answer fleet=" + fleetID(q.key) + " req=" + id + " choice=" + bt.choice + " mac=" + answerMAC(q.key, q.identity, id, bt, closes)
+	return replyPrefix + "rec=answer fleet=" + fleetID(q.key) + " req=" + id + bt.voterField() + " choice=" + bt.choice + " mac=" + answerMAC(q.key, q.identity, id, bt, closes)
 }
 
 // lookUp reads the fleet's record of q on the server, in one poll of its
@@ -440,13 +462,10 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 			b.supersede(cl, q, m, now, ms)
 			continue
 		}
-		probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: rec.id, closes: rec.closes}
+		probe := q.probe(rec.id, rec.closes)
 		taps := probe.taps(ms, rec.closes)
-		if bt := outcome(taps); bt != nil && !endedIn(q, rec.id, ms) {
-			at := taps[0].at
-			for _, t := range taps {
-				at = min(at, t.at)
-			}
+		if bt := probe.decide(taps); bt != nil && !endedIn(q, rec.id, ms) {
+			at := decidedAt(bt, taps)
 			if answer == nil || at > answeredAt {
 				// An answer given on a machine was taken there.
 				answer, answered, answeredAt, taken = bt, rec, at, recordedIn(q, rec.id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
@@ -718,6 +737,12 @@ func toldBy(q *question, id string, ms []message) string {
 // is not followed up.
 func (b *Backend) tellOnce(cl client, q *question, r dialog.Request, text string, owner bool) {
 	id, _, _ := q.current()
+	b.tellOnceAs(cl, q, r, text, owner, id)
+}
+
+// tellOnceAs is tellOnce with the told records written under id: a
+// request's, or one of a vote's progress follow-ups.
+func (b *Backend) tellOnceAs(cl client, q *question, r dialog.Request, text string, owner bool, id string) {
 	by, err := newRequestID()
 	if err != nil {
 		by = "x"
@@ -738,7 +763,7 @@ func (b *Backend) tellOnce(cl client, q *question, r dialog.Request, text string
 			defer b.followUps.Done()
 			b.publishRecord(cl, q, toldBody(q, id, by), recTold)
 		}()
-		b.followUp(cl, r, text)
+		b.followUp(cl, q, r, text)
 		return
 	}
 	time.Sleep(toldWait)
@@ -754,7 +779,7 @@ func (b *Backend) tellOnce(cl client, q *question, r dialog.Request, text string
 	if ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag); err != nil || toldBy(q, id, ms) != by {
 		return
 	}
-	b.followUp(cl, r, text)
+	b.followUp(cl, q, r, text)
 }
 
 // took records, without waiting, that this machine took q's answer: a
@@ -801,6 +826,25 @@ func firstOpen(q *question, ms []message) *openRecord {
 // closedIn reports whether ms say that rec's request ended, or was
 // tapped.
 func closedIn(q *question, rec openRecord, ms []message) bool {
-	probe := &question{key: q.key, identity: q.identity, buttons: q.buttons, id: rec.id, closes: rec.closes}
-	return len(probe.taps(ms, 0)) > 0 || endedIn(q, rec.id, ms)
+	probe := q.probe(rec.id, rec.closes)
+	return probe.decide(probe.taps(ms, 0)) != nil || endedIn(q, rec.id, ms)
+}
+
+// probe is q's question as request id, closing at closes: what reads
+// that request's taps.
+func (q *question) probe(id string, closes int64) *question {
+	return &question{key: q.key, identity: q.identity, buttons: q.buttons, people: q.people, approvals: q.approvals, approveFor: q.approveFor, id: id, closes: closes}
+}
+
+// decidedAt is when taps gave bt, their outcome (decide): the earliest
+// tap's time, or a vote's deciding vote's.
+func decidedAt(bt *button, taps []tapped) int64 {
+	if len(bt.votes) > 0 {
+		return bt.votes[len(bt.votes)-1].At.Unix()
+	}
+	at := taps[0].at
+	for _, t := range taps {
+		at = min(at, t.at)
+	}
+	return at
 }

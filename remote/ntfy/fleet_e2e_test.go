@@ -417,7 +417,7 @@ func TestFleetLookUpCostIsFixed(t *testing.T) {
 		}
 		bareTook := time.Since(bare)
 		// The look-up alone, as the collector makes it.
-		bs, _ := newButtons(r)
+		bs, _ := newButtons(r, nil)
 		looked := time.Now()
 		if bt, ok := (&Backend{Config: c, CollectWithin: time.Hour}).lookUp(context.Background(), cl, newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0), time.Now().Unix()); !ok || bt.choice != "approve" {
 			t.Fatalf("with %d other messages the look-up found %+v", others, bt)

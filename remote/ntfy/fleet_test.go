@@ -43,7 +43,7 @@ func TestFleetMACs(t *testing.T) {
 	key, other := make([]byte, 32), make([]byte, 32)
 	other[0] = 1
 	r := dialog.Request{Title: "Deploy", Message: "Ship?", OKLabel: "Approve", CancelLabel: "Deny", Key: "k"}
-	bs, err := newButtons(r)
+	bs, err := newButtons(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestFleetMACs(t *testing.T) {
 
 func mustButtons(t *testing.T, r dialog.Request) []*button {
 	t.Helper()
-	bs, err := newButtons(r)
+	bs, err := newButtons(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func main() {
 		run  func() error
 	}{
 		{"P1", b.p1}, {"P2", b.p2}, {"P3", b.p3}, {"P4", b.p4}, {"P5", b.p5}, {"P6", b.p6},
-		{"P7", b.p7}, {"P8", b.p8}, {"P9", b.p9}, {"P11", b.p11},
+		{"P7", b.p7}, {"P8", b.p8}, {"P9", b.p9}, {"P11", b.p11}, {"P12", b.p12},
 		{"P13", b.p13},
 	}
 	for _, c := range cases {

@@ -1,0 +1,430 @@
+package ntfy
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/remote"
+)
+
+// A request of several approvers (dialog.Request.Approvers) is a vote.
+// Each person gets a message of their own, on their own topic, with
+// buttons of their own: capabilities made for them, and a MAC that names
+// them, so that a tap counts once, for the person it was sent to. Their
+// buttons write the one reply topic, as any request's do, with the
+// person's place among the approvers (voter=I):
+//
+//	a vote:  req=ID voter=I cap=CAPABILITY mac=MAC(identity, ID, choice, closes, person)
+//
+// and a vote given on a machine (a click in the local dialog, as the
+// person set up under the local user's name) is the fleet's record of an
+// answer, with the person's place and MAC (rec=answer ... voter=I).
+//
+// The votes decide the request, whoever reads them, in whatever order
+// they came (tally): each person's first vote counts, and a second
+// changes nothing; the request is approved once Approvals different
+// people approved, and denied as soon as one of them denied. The votes
+// of one second are read together: a deny and the approval that would
+// have decided, whose order nobody can tell, deny.
+
+// person is one of a vote's approvers: their name as the setup spells it,
+// and the topic their phone reads.
+type person struct {
+	name, topic string
+}
+
+// voters are the people r asks, with their topics in c; nil for a
+// request of one person, who is asked on c.Topic.
+func voters(c remote.Config, r dialog.Request) ([]person, error) {
+	if len(r.Approvers) == 0 {
+		return nil, nil
+	}
+	var ps []person
+	for _, name := range r.Approvers {
+		p, ok := c.Person(name)
+		if !ok {
+			return nil, &unknownApprover{name}
+		}
+		ps = append(ps, person{name: p.Name, topic: p.Topic})
+	}
+	return ps, nil
+}
+
+type unknownApprover struct{ name string }
+
+func (e *unknownApprover) Error() string {
+	return "no phone is set up for " + strconv.Quote(e.name) + " (ask-confirm remote approver list)"
+}
+
+// voting reports whether q is a vote of several approvers.
+func (q *question) voting() bool { return len(q.people) > 0 }
+
+// personButtons makes each person's own buttons, from template: the same
+// choices and labels, a capability each.
+func personButtons(people []person, template []*button) []*button {
+	var bs []*button
+	for i, p := range people {
+		for _, t := range template {
+			bs = append(bs, &button{choice: t.choice, label: t.label, by: p.name, voter: i})
+		}
+	}
+	return bs
+}
+
+// voterField is the voter=I a person's button sends, or "" for a request
+// of one person.
+func (bt *button) voterField() string {
+	if bt.by == "" {
+		return ""
+	}
+	return " voter=" + strconv.Itoa(bt.voter)
+}
+
+// sameVoter reports whether f, a reply's fields, names bt's person where
+// bt is a person's: a capability or a MAC presented under another
+// person's place is no vote.
+func sameVoter(f map[string]string, bt *button) bool {
+	return bt.by == "" && f["voter"] == "" || bt.by != "" && f["voter"] == strconv.Itoa(bt.voter)
+}
+
+// ignoredAsAnother is why a person's button presented as another's is
+// ignored; ignoredAgain why a person's second vote is.
+const ignoredAsAnother = "a vote whose button is one person's, presented as another's (forged, or replayed)"
+
+func ignoredAgain(name string) string {
+	return "a second vote by " + name + ", which changes nothing: each person's first vote counts"
+}
+
+// tally is what the taps of a vote decide, as every machine reads them:
+// each person's first vote, by the server's time (two different buttons
+// of one person in that second are a deny), taken a second at a time,
+// whose order within nobody can tell: a deny among them denies. It
+// returns the outcome (a button standing for it, with the votes that
+// decided it) or nil while undecided, and the votes counted.
+func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
+	first := map[string]tapped{}
+	for _, t := range taps {
+		if t.bt.by == "" {
+			continue
+		}
+		f, ok := first[t.bt.by]
+		switch {
+		case !ok || t.at < f.at:
+			first[t.bt.by] = t
+		case t.at == f.at && t.bt.choice != f.bt.choice:
+			f.bt = &button{choice: "deny", by: f.bt.by, voter: f.bt.voter}
+			first[t.bt.by] = f
+		}
+	}
+	var ts []tapped
+	for _, t := range first {
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b tapped) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.bt.voter, b.bt.voter))
+	})
+	var votes []dialog.Vote
+	approvals, needed := 0, max(q.approvals, 1)
+	var lowest time.Duration
+	denied := false
+	for i, t := range ts {
+		v := dialog.Vote{By: t.bt.by, Approved: t.bt.choice != "deny", At: time.Unix(t.at, 0).UTC()}
+		if t.bt.choice == "approve-for" {
+			v.For = q.approveFor
+		}
+		votes = append(votes, v)
+		if !v.Approved {
+			denied = true
+		} else {
+			if approvals == 0 || v.For < lowest {
+				lowest = v.For
+			}
+			approvals++
+		}
+		if i+1 < len(ts) && ts[i+1].at == t.at {
+			// The second's every vote is read before it decides.
+			continue
+		}
+		switch {
+		case denied:
+			return &button{choice: "deny", votes: votes}, votes
+		case approvals >= needed:
+			choice := "approve"
+			if lowest > 0 {
+				choice = "approve-for"
+			}
+			return &button{choice: choice, votes: votes, forDur: lowest}, votes
+		}
+	}
+	return nil, votes
+}
+
+// decide is what taps give q: for a vote, its tally; for a request of one
+// person, the outcome of its taps. Nil while undecided.
+func (q *question) decide(taps []tapped) *button {
+	if !q.voting() {
+		return outcome(taps)
+	}
+	bt, _ := q.tally(taps)
+	return bt
+}
+
+// votesText says how a vote ended: "Approved by Alice and Bob", "Denied
+// by Carol".
+func votesText(bt *button) string {
+	var names []string
+	for _, v := range bt.votes {
+		if v.Approved == (bt.choice != "deny") {
+			names = append(names, v.By)
+		}
+	}
+	if bt.choice == "deny" {
+		return "Denied by " + dialog.Names(names)
+	}
+	return "Approved by " + dialog.Names(names)
+}
+
+// progressText is the follow-up after a vote that did not decide: "Alice
+// approved; 1 of 2".
+func progressText(v dialog.Vote, votes []dialog.Vote, approvals int) string {
+	what := " approved"
+	if v.For > 0 {
+		what += " for " + dialog.ShortDuration(v.For)
+	}
+	return v.By + what + "; " + dialog.Progress(votes, approvals)
+}
+
+// awaitVotes waits for the votes of q, a vote put on the phones or
+// joined, until they decide it, or ctx ends, or the fleet ends it. Each
+// person's first vote is told to Voted, and, where it does not decide,
+// to every person's phone ("Alice approved; 1 of 2"). again says the
+// request q joined ended without a decision, on the machine that asked
+// it, and q is to be asked anew.
+func (b *Backend) awaitVotes(ctx context.Context, cl client, r dialog.Request, q *question, sub *subscription, asked time.Time) (ans dialog.Answer, err error, again bool) {
+	v := &votesSeen{told: map[string]bool{}}
+	local := make(chan tapped, dialog.MaxApprovers)
+	if q.joined() {
+		// Votes given before the join were read as another request's.
+		ended, taps := b.votesOnRecord(ctx, cl, q)
+		if ended != "" {
+			return b.fleetEnded(ctx, cl, r, q, asked, ended, v)
+		}
+		for _, t := range taps {
+			if bt, done := b.count(cl, r, q, v, t); done {
+				return b.decided(ctx, cl, r, q, asked, v, bt), nil, false
+			}
+		}
+	}
+	for {
+		var t tapped
+		select {
+		case rp := <-sub.replies:
+			switch {
+			case ctx.Err() != nil:
+				b.tellWhenClosed(ctx, cl, r, q, asked, ending{progress: v.progress(q)})
+				return dialog.Answer{}, ctx.Err(), false
+			case rp.ended != "":
+				return b.fleetEnded(ctx, cl, r, q, asked, rp.ended, v)
+			case rp.err != nil:
+				return dialog.Answer{}, rp.err, false
+			}
+			t = tapped{bt: rp.b, at: rp.at, recorded: rp.elsewhere}
+		case vote := <-b.Votes:
+			b.localVote(cl, q, vote, local)
+			continue
+		case t = <-local:
+		case <-ctx.Done():
+			b.tellWhenClosed(ctx, cl, r, q, asked, ending{progress: v.progress(q)})
+			return dialog.Answer{}, ctx.Err(), false
+		}
+		if bt, done := b.count(cl, r, q, v, t); done {
+			return b.decided(ctx, cl, r, q, asked, v, bt), nil, false
+		}
+	}
+}
+
+// votesSeen are the taps a vote's waiting has counted, and whose votes
+// were told (to Voted, and to the phones).
+type votesSeen struct {
+	taps []tapped
+	told map[string]bool
+}
+
+// progress is where the votes seen stand: "1 of 2".
+func (v *votesSeen) progress(q *question) string {
+	_, votes := q.tally(v.taps)
+	return dialog.Progress(votes, q.approvals)
+}
+
+// count takes t, a verified tap of one of q's people, and reports what the
+// taps so far decide. A person's tap after their first vote's second is
+// told to Ignored, and changes nothing. Each person's first vote is told
+// to Voted, and, where it does not decide, to the phones.
+func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, t tapped) (*button, bool) {
+	for _, seen := range v.taps {
+		if seen.bt.by == t.bt.by && seen.at < t.at {
+			b.ignored(ignoredAgain(t.bt.by))
+			return nil, false
+		}
+	}
+	v.taps = append(v.taps, t)
+	decision, votes := q.tally(v.taps)
+	for _, vote := range votes {
+		if v.told[vote.By] {
+			continue
+		}
+		v.told[vote.By] = true
+		if b.Voted != nil {
+			b.Voted(vote)
+		}
+		if decision == nil {
+			b.tellProgress(cl, q, r, vote, votes)
+		}
+	}
+	return decision, decision != nil
+}
+
+// decided returns the answer of a vote that bt, its votes' outcome,
+// decided: as every machine reads it, once the second of the deciding
+// vote is over (settleVotes); and has the phones told.
+func (b *Backend) decided(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time, v *votesSeen, bt *button) dialog.Answer {
+	final := b.settleVotes(ctx, cl, q, v.taps, bt)
+	b.took(cl, q)
+	b.tellWhenClosed(ctx, cl, r, q, asked, ending{tapped: tappedText(final, false), byRecord: true})
+	return answerFor(r, final)
+}
+
+// settleVotes returns what a vote's taps decide, as every machine reads
+// them: once the second of bt's deciding vote is over, from a poll of the
+// request's taps beside those seen. Without a fleet, or where the poll
+// fails, it is bt.
+func (b *Backend) settleVotes(ctx context.Context, cl client, q *question, seen []tapped, bt *button) *button {
+	if q.key == nil {
+		return bt
+	}
+	t := time.NewTimer(settleAfter)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return bt
+	}
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		return bt
+	}
+	if final, _ := q.tally(append(q.allTaps(ms), seen...)); final != nil {
+		return final
+	}
+	return bt
+}
+
+// fleetEnded ends a vote the fleet's record ended: cancelled or
+// superseded on another machine, or, for a request q joined, left by its
+// asker, which asks it anew.
+func (b *Backend) fleetEnded(ctx context.Context, cl client, r dialog.Request, q *question, asked time.Time, ended string, v *votesSeen) (dialog.Answer, error, bool) {
+	if ended == recCancel || ended == recSupersede {
+		b.tellWhenClosed(ctx, cl, r, q, asked, ending{fleet: ended})
+		return dialog.Answer{}, &remote.EndedError{Status: map[string]string{recCancel: remote.EndedCancelled, recSupersede: remote.EndedSuperseded}[ended]}, false
+	}
+	fresh, err := newRequestID()
+	if err != nil {
+		return dialog.Answer{}, err, false
+	}
+	q.leave(fresh)
+	return dialog.Answer{}, nil, true
+}
+
+// votesOnRecord reads the fleet's record of the request q joined: how it
+// ended without a decision, if it did, and its verified taps.
+func (b *Backend) votesOnRecord(ctx context.Context, cl client, q *question) (string, []tapped) {
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		return "", nil
+	}
+	id, closes, _ := q.current()
+	if ended := endingIn(q, id, ms); ended != "" {
+		return ended, nil
+	}
+	taps := q.taps(ms, closes)
+	slices.SortStableFunc(taps, func(a, b tapped) int { return cmp.Compare(a.at, b.at) })
+	return "", taps
+}
+
+// localVote takes vote, given on this machine by one of q's people (the
+// local dialog's click): for a fleet, it records it as the person's
+// answer on the reply topic, which brings it back to every machine, this
+// one included, as a tap; without one, or where it cannot be recorded, it
+// counts here at this machine's time, on local.
+func (b *Backend) localVote(cl client, q *question, vote dialog.Vote, local chan<- tapped) {
+	bt := q.personButton(vote)
+	if bt == nil {
+		b.ignored("a vote given on this machine for " + strconv.Quote(vote.By) + ", who is not one of this request's approvers")
+		return
+	}
+	if q.key == nil {
+		local <- tapped{bt: bt, at: b.now().Unix(), recorded: true}
+		return
+	}
+	id, closes, _ := q.current()
+	b.followUps.Add(1)
+	go func() {
+		defer b.followUps.Done()
+		if !b.publishRecord(cl, q, answerBody(q, id, closes, bt), "answer") {
+			select {
+			case local <- tapped{bt: bt, at: b.now().Unix(), recorded: true}:
+			default:
+			}
+		}
+	}()
+}
+
+// personButton is the button of vote's person that stands for its
+// answer, or nil where the person is not one of q's.
+func (q *question) personButton(vote dialog.Vote) *button {
+	choice := "deny"
+	switch {
+	case vote.Approved && vote.For > 0:
+		choice = "approve-for"
+	case vote.Approved:
+		choice = "approve"
+	}
+	for _, bt := range q.buttons {
+		if bt.by != "" && strings.EqualFold(bt.by, vote.By) && bt.choice == choice {
+			return bt
+		}
+	}
+	return nil
+}
+
+// tellProgress tells every person's phone of vote, which did not decide
+// the vote: "Alice approved; 1 of 2". For a fleet, once (tellOnce).
+func (b *Backend) tellProgress(cl client, q *question, r dialog.Request, vote dialog.Vote, votes []dialog.Vote) {
+	text := progressText(vote, votes, q.approvals)
+	owner := !q.joined()
+	id, _, _ := q.current()
+	b.followUps.Add(1)
+	go func() {
+		defer b.followUps.Done()
+		if q.key == nil {
+			b.followUp(cl, q, r, text)
+			return
+		}
+		b.tellOnceAs(cl, q, r, text, owner, id+"-"+strconv.Itoa(voterOf(q, vote.By)))
+	}()
+}
+
+// voterOf is the place of the person named among q's people, or -1.
+func voterOf(q *question, name string) int {
+	for i, p := range q.people {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
