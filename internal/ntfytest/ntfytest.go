@@ -242,9 +242,9 @@ type Action struct {
 type Phone struct {
 	t            TB
 	topic, token string
-	mu   sync.Mutex
-	seen []Message
-	more chan struct{}
+	mu           sync.Mutex
+	seen         []Message
+	more         chan struct{}
 }
 
 // NewPhone subscribes to s's request topic and keeps what arrives, until
