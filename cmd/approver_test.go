@@ -5,12 +5,14 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/remote"
 )
 
@@ -87,12 +89,26 @@ func TestRemoteApproverAddListRemove(t *testing.T) {
 		t.Fatalf("recorded %+v, want %+v", got, want)
 	}
 
+	// The fleet's other machines get the people with the setup.
+	r = f.runRaw("remote", "export")
+	f.expectCode(r, 0)
+	want := f.saved().People()
+	t.Setenv(remote.SetupEnv, strings.TrimSpace(r.stdout))
+	exported, err := remote.Load(filepath.Join(t.TempDir(), "none.json"))
+	if err != nil || len(want) != 3 || !reflect.DeepEqual(exported.People(), want) {
+		t.Fatalf("remote export carries %+v (%v); want %+v", exported.People(), err, want)
+	}
+	t.Setenv(remote.SetupEnv, "")
+
 	r = f.runRaw("remote", "approver", "list")
 	f.expectCode(r, 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "Alice requests first phone (remote setup)" ||
 		strings.Join(strings.Fields(lines[2]), " ") != "Carol carol-requests" {
 		t.Errorf("list:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, " \n") {
+		t.Errorf("list pads a line with spaces at its end:\n%q", r.stdout)
 	}
 	if strings.Contains(r.stdout, "tk_") {
 		t.Fatalf("list printed a token:\n%s", r.stdout)
@@ -284,5 +300,22 @@ func TestRemoteSetupName(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "warning: the people added to the earlier setup are not kept, since its server or topics differ: Bob;") {
 		t.Errorf("setup with another topic does not say whom it dropped:\n%s", r.stderr)
+	}
+}
+
+// The limits docs/phone.md gives for the people set up are the code's.
+func TestDocsApproverLimitsAreTheCodes(t *testing.T) {
+	b, err := os.ReadFile("../docs/phone.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("A name is at most %d bytes of printable text", remote.MaxNameBytes),
+		fmt.Sprintf("at most %d people", dialog.MaxApprovers),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/phone.md does not say %q", want)
+		}
 	}
 }

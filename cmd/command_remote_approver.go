@@ -115,14 +115,15 @@ func newRemoteApproverListCommand(a *app) *cobra.Command {
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			for _, p := range people {
-				name, note := dialog.Literal(p.Name, false), ""
+				name := dialog.Literal(p.Name, false)
 				if name == "" {
 					name = msgApproverNoName
 				}
 				if p.FirstPhone {
-					note = msgApproverFirstPhone
+					fmt.Fprintf(w, "%s\t%s\t%s\n", name, p.Topic, msgApproverFirstPhone)
+				} else {
+					fmt.Fprintf(w, "%s\t%s\n", name, p.Topic)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", name, p.Topic, note)
 			}
 			return w.Flush()
 		},
