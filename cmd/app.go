@@ -64,6 +64,12 @@ type app struct {
 	// a test's own environment, so that a CI system's CI=true does not
 	// decide it.
 	lookupEnv func(string) (string, bool)
+	// localName is the name remote setup gives the first phone's person
+	// where --name gives none (remote.LocalName), or a test's.
+	localName func() string
+	// verifyRemote checks a setup against its server through the phone's
+	// program (remote.VerifySetup), or a test's stand-in.
+	verifyRemote func(context.Context, remote.VerifyArgs) []remote.Finding
 }
 
 // getenv is the value of the variable name in the invocation's
@@ -88,7 +94,10 @@ func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
 	if c.RemoteFile == "" {
 		c.RemoteFile = remote.DefaultPath()
 	}
-	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, lookupEnv: os.LookupEnv, remoteFile: c.RemoteFile}
+	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, lookupEnv: os.LookupEnv, remoteFile: c.RemoteFile,
+		localName: remote.LocalName, verifyRemote: func(ctx context.Context, args remote.VerifyArgs) []remote.Finding {
+			return remote.VerifySetup(ctx, args, "")
+		}}
 	c.Warn = a.out.warn
 	a.engine = lifecycle.New(c)
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

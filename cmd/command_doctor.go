@@ -86,7 +86,7 @@ func (a *app) checkRemote(ctx context.Context) remoteCheck {
 		return remoteCheck{Configured: true, Problems: []string{err.Error()}}
 	}
 	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
-	found := remote.Verify(ctx, s.Config, "", false)
+	found := a.verifyRemote(ctx, remote.VerifyArgs{Config: s.Config})
 	if keeps, ok := remote.Keeps(found); ok {
 		rc.Keeps, rc.short = dialog.ShortDuration(keeps), keeps < lifecycle.DefaultCall().CollectWithin
 	}

@@ -24,7 +24,7 @@ func newRemoteCommand(a *app) *cobra.Command {
 		Short: "Set up, test or remove the phone as a way of asking (ntfy)",
 		Args:  usageArgs(cobra.NoArgs),
 	}
-	c.AddCommand(newRemoteSetupCommand(a), newRemoteExportCommand(a), newRemoteTestCommand(a), newRemoteModeCommand(a), newRemoteOffCommand(a))
+	c.AddCommand(newRemoteSetupCommand(a), newRemoteApproverCommand(a), newRemoteExportCommand(a), newRemoteTestCommand(a), newRemoteModeCommand(a), newRemoteOffCommand(a))
 	return c
 }
 
@@ -33,6 +33,7 @@ type remoteSetupOptions struct {
 	server, topic, replyTopic  string
 	tokenFile, answerTokenFile string
 	mode                       string
+	name                       string
 	newFleet                   bool
 }
 
@@ -60,6 +61,7 @@ func newRemoteSetupCommand(a *app) *cobra.Command {
 	f.StringVar(&o.tokenFile, "token-file", "", "file with the asking side's token (- for standard input)")
 	f.StringVar(&o.answerTokenFile, "answer-token-file", "", "file with the token the buttons carry (- for standard input)")
 	f.StringVar(&o.mode, "mode", remote.ModeFallback, "phone mode unless --remote says: "+modeHelp)
+	f.StringVar(&o.name, "name", "", "the person whose phone reads --topic (default: as recorded, else the local user)")
 	f.BoolVar(&o.newFleet, "new-fleet", false, "start a new fleet even where another setup uses these topics")
 	return c
 }
@@ -138,7 +140,12 @@ func (o remoteSetupOptions) settings(stdin io.Reader) (remote.Settings, error) {
 	if err != nil {
 		return remote.Settings{}, err
 	}
-	s := remote.Settings{Config: remote.Config{Server: o.server, Topic: o.topic, ReplyTopic: o.replyTopic, Token: token, AnswerToken: answer}, Mode: o.mode}
+	if o.name != "" {
+		if err := remote.CheckName(o.name); err != nil {
+			return remote.Settings{}, lifecycle.Usage(fmt.Errorf("--name: %w", err))
+		}
+	}
+	s := remote.Settings{Config: remote.Config{Server: o.server, Topic: o.topic, ReplyTopic: o.replyTopic, Token: token, AnswerToken: answer, Name: o.name}, Mode: o.mode}
 	if err := s.Check(); err != nil {
 		return remote.Settings{}, lifecycle.Usage(err)
 	}
@@ -181,22 +188,82 @@ func readToken(stdin io.Reader, file string) (string, error) {
 }
 
 // setUpRemote checks s against its server and, if every check holds,
-// records it and says what to do on the phone. The fleet's secret is the
-// one already set up here for the same server and topics, unless
-// newFleet; else a new one, which the server's checks refuse where
-// another fleet uses the topics, unless newFleet.
+// records it and says what to do on the phone. Run again for the same
+// server and topics, it is the same setup checked again: it keeps the
+// fleet's secret (unless newFleet), the people added with remote
+// approver add, and the first phone's name where --name gives none.
+// Otherwise it is a new setup: a new secret, which the server's checks
+// refuse where another fleet uses the topics, unless newFleet, and the
+// first phone alone, named by --name or after the local user (the people
+// set up before are named in a warning).
 func (a *app) setUpRemote(ctx context.Context, s remote.Settings, newFleet bool) error {
 	old, err := remote.Load(a.remoteFile)
-	if err == nil && !newFleet && old.Secret != "" && old.Server == s.Server && old.Topic == s.Topic && old.ReplyTopic == s.ReplyTopic {
+	same := err == nil && old.Server == s.Server && old.Topic == s.Topic && old.ReplyTopic == s.ReplyTopic
+	if same && !newFleet && old.Secret != "" {
 		s.Secret = old.Secret
 	} else if s.Secret, err = remote.NewSecret(); err != nil {
 		return err
 	}
+	if err := a.keepPeople(&s, old, same); err != nil {
+		return err
+	}
+	found := a.verifyRemote(ctx, remote.VerifyArgs{Config: s.Config, Writes: true, NewFleet: newFleet})
+	if !a.printChecks(found) {
+		return &exitError{lifecycle.ExitUsage}
+	}
+	if err := remote.Save(a.remoteFile, s); err != nil {
+		return fmt.Errorf(msgRemoteSave, err)
+	}
+	link := remote.SubscribeLink(s.Config)
+	fmt.Fprintf(a.stdout, msgRemoteSaved+"\n\n", a.remoteFile)
+	fmt.Fprintf(a.stdout, msgRemotePhone+"\n", s.Server, s.Topic, link)
+	if q, err := qrcode.New(link, qrcode.Medium); err == nil {
+		fmt.Fprintln(a.stdout, q.ToSmallString(false))
+	}
+	fmt.Fprintln(a.stdout, msgRemoteTryIt)
+	if len(s.Approvers) > 0 {
+		fmt.Fprintf(a.stdout, msgRemotePeopleKept+"\n", dialog.Names(peopleNames(s.Config)))
+	}
+	if keeps, ok := remote.Keeps(found); ok && keeps < lifecycle.DefaultCall().CollectWithin {
+		a.out.warn(fmt.Errorf(msgRemoteKeepsShort, dialog.ShortDuration(keeps), dialog.ShortDuration(lifecycle.DefaultCall().CollectWithin)))
+	}
+	return nil
+}
+
+// keepPeople sets s's people: for the same setup run again (same), the
+// people of old, and its first phone's name where --name gave none; for a
+// new one, the first phone alone, named after the local user where
+// --name gave no name. A --name that is one of the people added to the
+// same setup is refused: one person, one phone.
+func (a *app) keepPeople(s *remote.Settings, old remote.Settings, same bool) error {
+	if same {
+		if s.Name == "" {
+			s.Name = old.Name
+		}
+		for _, p := range old.Approvers {
+			if strings.EqualFold(p.Name, s.Name) {
+				a.out.error(fmt.Sprintf(msgRemoteNameIsApprover, s.Name, p.Topic))
+				a.out.hint(fmt.Sprintf(msgRemoteNameIsApproverHint, p.Name))
+				return &exitError{lifecycle.ExitUsage}
+			}
+		}
+		s.Approvers = old.Approvers
+	} else if len(old.Approvers) > 0 {
+		a.out.warn(fmt.Errorf(msgRemotePeopleDropped, dialog.Names(approverNames(old.Config))))
+	}
+	if s.Name == "" {
+		s.Name = a.localName()
+	}
+	return nil
+}
+
+// printChecks prints each finding of a setup's check, and, where any
+// failed, the error and what mends them; it reports whether all held.
+func (a *app) printChecks(found []remote.Finding) bool {
 	failed := 0
 	// What mends each failed check, once each: one missing access line
 	// can fail several.
 	var mends []string
-	found := remote.VerifySetup(ctx, remote.VerifyArgs{Config: s.Config, Writes: true, NewFleet: newFleet}, "")
 	for _, f := range found {
 		mark := "ok  "
 		if !f.OK {
@@ -211,42 +278,41 @@ func (a *app) setUpRemote(ctx context.Context, s remote.Settings, newFleet bool)
 		}
 		fmt.Fprintln(a.stdout, line)
 	}
-	if failed > 0 {
-		a.out.error(fmt.Sprintf(msgRemoteChecksFailed, failed))
-		for _, m := range mends {
-			a.out.hint(m)
-		}
-		if len(mends) == 0 {
-			a.out.hint(msgRemoteAccessHint)
-		}
-		return &exitError{lifecycle.ExitUsage}
+	if failed == 0 {
+		return true
 	}
-	if err := remote.Save(a.remoteFile, s); err != nil {
-		return fmt.Errorf(msgRemoteSave, err)
+	a.out.error(fmt.Sprintf(msgRemoteChecksFailed, failed))
+	for _, m := range mends {
+		a.out.hint(m)
 	}
-	link := remote.SubscribeLink(s.Config)
-	fmt.Fprintf(a.stdout, msgRemoteSaved+"\n\n", a.remoteFile)
-	fmt.Fprintf(a.stdout, msgRemotePhone+"\n", s.Server, s.Topic, link)
-	if q, err := qrcode.New(link, qrcode.Medium); err == nil {
-		fmt.Fprintln(a.stdout, q.ToSmallString(false))
+	if len(mends) == 0 {
+		a.out.hint(msgRemoteAccessHint)
 	}
-	fmt.Fprintln(a.stdout, msgRemoteTryIt)
-	if keeps, ok := remote.Keeps(found); ok && keeps < lifecycle.DefaultCall().CollectWithin {
-		a.out.warn(fmt.Errorf(msgRemoteKeepsShort, dialog.ShortDuration(keeps), dialog.ShortDuration(lifecycle.DefaultCall().CollectWithin)))
-	}
-	return nil
+	return false
 }
 
 func newRemoteTestCommand(a *app) *cobra.Command {
 	wait := 2 * time.Minute
+	var approver string
 	c := &cobra.Command{
 		Use:   "test",
-		Short: "Send a real request to the phone and report the answer",
+		Short: "Send a real request to the phone, or to one person's, and report the answer",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			s, err := remote.Load(a.remoteFile)
 			if err != nil {
 				return a.remoteMissing(err)
+			}
+			if approver != "" {
+				p, ok := s.Person(approver)
+				if !ok {
+					a.out.error(fmt.Sprintf(msgApproverUnknown, dialog.Literal(approver, false), dialog.Names(peopleNames(s.Config))))
+					a.out.hint(msgApproverListHint)
+					return &exitError{lifecycle.ExitUsage}
+				}
+				// That person's phone alone, as the first phone of a
+				// setup of one.
+				s.Topic, s.Name, s.Approvers = p.Topic, p.Name, nil
 			}
 			ctx, cancel := context.WithTimeout(c.Context(), wait)
 			defer cancel()
@@ -279,6 +345,7 @@ func newRemoteTestCommand(a *app) *cobra.Command {
 		},
 	}
 	c.Flags().DurationVar(&wait, "wait", wait, "how long to wait for the tap")
+	c.Flags().StringVar(&approver, "approver", "", "send it to this person's phone (remote approver list) instead of the first phone")
 	return c
 }
 

@@ -103,6 +103,39 @@ machine of the fleet. Give it to a CI system as a secret variable, never on a
 command line; give it to no job that runs code you did not review (a fork's
 pull request).`
 
+	msgRemotePeopleKept         = "The people set up, kept from the same setup: %s (ask-confirm remote approver list)"
+	msgRemotePeopleDropped      = "the people added to the earlier setup are not kept, since its server or topics differ: %s; add them again with ask-confirm remote approver add NAME --topic TOPIC"
+	msgRemoteNameIsApprover     = "--name %s is a person added with remote approver add (topic %s): each person is set up once, on one phone"
+	msgRemoteNameIsApproverHint = "remove them first (ask-confirm remote approver remove %s), or give another --name"
+
+	msgRemoteApproverLong = `The people asked on phones of their own, beside the first phone (remote setup's
+--topic, its person named by --name). Each person has an ntfy account of their
+own that reads their topic alone; the asking account writes every person's
+topic and reads none. A yes/no question asks the people --approvers names
+(default: everyone set up) and needs --approvals of them.
+
+The machines of a fleet share one setup: after add or remove, give each of
+them the new one (remote export).`
+	msgApproverTwice            = "%s is set up already (topic %s)"
+	msgApproverTwiceHint        = "to change their topic, run ask-confirm remote approver remove NAME, then add them again"
+	msgApproverTooMany          = "%d people are set up already, the most one request can ask"
+	msgApproverFirstUnnamed     = "the first phone has no name, and the local user's cannot be found: a setup of several people needs a name for each"
+	msgApproverFirstUnnamedHint = "run ask-confirm remote setup again with --name NAME, the name of the person whose phone reads its topic"
+	msgApproverFirstNamed       = "The first phone, on %s, is set up as %s, the local user's name (remote setup --name gives another)."
+	msgApproverAdded            = "added %s to %s; the people set up: %s"
+	msgApproverPhone            = "On %s's phone: install the ntfy app, add the server %s with %s's own account, which may read %s alone (not a token of this setup), and subscribe to it, or open this link:\n  %s"
+	msgApproverTryIt            = "Then try it: ask-confirm remote test --approver %s"
+	msgApproverFleet            = "other machines of the fleet keep the setup they were given: run ask-confirm remote export here, and give its output to each of them (as remote.json or ASK_CONFIRM_REMOTE)"
+	msgApproverNoName           = "(no name)"
+	msgApproverFirstPhone       = "first phone (remote setup)"
+	msgApproverUnknown          = "no person is set up as %s; the people set up: %s"
+	msgApproverListHint         = "ask-confirm remote approver list shows each with their topic"
+	msgApproverFirst            = "%s is the first phone's person: %s is the setup's own topic, not an approver's"
+	msgApproverFirstHint        = "to hand the first phone to someone else, run ask-confirm remote setup again with --name; to forget the phone, ask-confirm remote off"
+	msgApproverRemoved          = "removed %s (topic %s); the people set up: %s"
+	msgApproverFromEnv          = "the phone's setup comes from ASK_CONFIRM_REMOTE: change its people on the machine it was exported from"
+	msgApproverFromEnvHint      = "there, run ask-confirm remote approver, then ask-confirm remote export again, and give its output to ASK_CONFIRM_REMOTE; or unset it to change remote.json's"
+
 	msgDoctorNoRemote        = "not set up (ask-confirm remote setup)"
 	msgDoctorDetached        = "can be detached: %s"
 	msgDoctorNotDetached     = "cannot be detached: %s"
@@ -180,6 +213,7 @@ why the terminal was not asked.
   CI, CLAUDECODE, ASK_CONFIRM_NO_TERMINAL  never ask on the terminal (see help terminal)
   CLAUDE_CODE_SESSION_ATTENDED, CLAUDE_CODE_ENTRYPOINT  a headless Claude Code session (hook --defer)
   CODEX_HOME                 Codex's configuration, for doctor (default ~/.codex)
+  USER, USERNAME             remote setup's default --name, where the system does not name the user
   ASK_CONFIRM_REMOTE         the phone's whole setup, as remote export prints it, in place of remote.json
   SystemRoot                 Windows: the holder's working directory
   SSH_ASKPASS_PROMPT, ASK_CONFIRM_ASKPASS_REMEMBER, ASK_CONFIRM_ASKPASS_TIMEOUT

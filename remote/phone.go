@@ -102,11 +102,14 @@ type (
 	// VerifyArgs is what Program's verify reads: the setup, and whether
 	// to check writes too (Verify), and, for a setup with a fleet's
 	// secret, whether it may start a new fleet on topics that another
-	// one already uses (VerifySetup).
+	// one already uses (VerifySetup). Person, where set, names the one
+	// person of the setup whose topic alone is checked (remote approver
+	// add), beside the server's answer.
 	VerifyArgs struct {
 		Config   Config `json:"config"`
 		Writes   bool   `json:"writes"`
 		NewFleet bool   `json:"new_fleet,omitempty"`
+		Person   string `json:"person,omitempty"`
 	}
 )
 
@@ -360,7 +363,8 @@ func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, err
 // writes the reply topic, and that neither anonymous nor the answer token
 // can publish a request: the request topic then gets one line saying the
 // setup was checked, and the reply topic lines no request answers to.
-// program is the path of the program; empty finds Program.
+// Every person's request topic (Config.People) is checked as the first
+// phone's is. program is the path of the program; empty finds Program.
 func Verify(ctx context.Context, c Config, program string, writes bool) []Finding {
 	return VerifySetup(ctx, VerifyArgs{Config: c, Writes: writes}, program)
 }

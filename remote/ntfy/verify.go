@@ -36,6 +36,12 @@ import (
 // that the asking token writes the reply topic, where the fleet keeps its
 // record, and that no other fleet's mark is on it (unless args.NewFleet),
 // and, once every check holds, writes this fleet's marker there.
+//
+// Each person's request topic (remote.Config.People) is checked as the
+// first phone's is, and a finding about it names its person where the
+// setup has several. With args.Person, only that person's topic is
+// checked, beside the server's answer: remote approver add checks the
+// person it adds, and notifies nobody else.
 func verify(ctx context.Context, args remote.VerifyArgs, hc *http.Client) []remote.Finding {
 	c := args.Config
 	if hc == nil {
@@ -45,6 +51,18 @@ func verify(ctx context.Context, args remote.VerifyArgs, hc *http.Client) []remo
 	status, err := do(ctx, hc, http.MethodGet, strings.TrimSuffix(c.Server, "/")+"/v1/health", "", "")
 	v.expect("the server answers", true, status, err, "")
 	if err != nil || status != http.StatusOK {
+		return v.out
+	}
+	if args.Person != "" {
+		p, ok := c.Person(args.Person)
+		if !ok {
+			v.out = append(v.out, remote.Finding{What: "the setup has a person named " + dialog.Literal(args.Person, false), Mend: "remote approver add NAME --topic TOPIC"})
+			return v.out
+		}
+		if args.Writes {
+			v.checkTopicWrites(p)
+		}
+		v.checkTopicReads(p)
 		return v.out
 	}
 	if args.Writes {
@@ -162,9 +180,9 @@ func mendFor(want bool, status int, err error, rule string) string {
 // answers to.
 func (v *verifier) checkWrites() {
 	c := v.c
-	s, err := v.write(c.Topic, c.Token, "ask-confirm remote setup checked that it can reach this topic.")
-	v.expect("the asking token publishes to "+c.Topic, true, s, err, "ntfy access ASKER "+c.Topic+" wo")
-	s, err = v.write(c.ReplyTopic, c.AnswerToken, "ask-confirm remote setup: a check, no answer")
+	people := c.People()
+	v.checkPublish(people[0])
+	s, err := v.write(c.ReplyTopic, c.AnswerToken, "ask-confirm remote setup: a check, no answer")
 	v.expect("the answer token writes "+c.ReplyTopic, true, s, err, "ntfy access ANSWERER "+c.ReplyTopic+" wo")
 	if c.Secret != "" {
 		// The fleet keeps its record there.
@@ -173,10 +191,44 @@ func (v *verifier) checkWrites() {
 	}
 	s, err = v.write(c.ReplyTopic, "", "ask-confirm remote setup: a check, no answer")
 	v.expect("anonymous cannot write "+c.ReplyTopic, false, s, err, anonymousRule(c.ReplyTopic))
-	s, err = v.write(c.Topic, c.AnswerToken, "ask-confirm remote setup: this should have been refused")
-	v.expect("the answer token cannot publish to "+c.Topic, false, s, err, "ntfy access --reset ANSWERER "+c.Topic)
-	s, err = v.write(c.Topic, "", "ask-confirm remote setup: this should have been refused")
-	v.expect("anonymous cannot publish to "+c.Topic, false, s, err, anonymousRule(c.Topic))
+	v.checkNoPublish(people[0])
+	for _, p := range people[1:] {
+		v.checkTopicWrites(p)
+	}
+}
+
+// topic names p's request topic in a finding: by itself where the setup
+// has one person, as it always did, and as "Bob's topic bob-requests"
+// where it has several.
+func (v *verifier) topic(p remote.Approver) string {
+	if len(v.c.Approvers) == 0 || p.Name == "" {
+		return p.Topic
+	}
+	return dialog.Literal(p.Name, false) + "'s topic " + p.Topic
+}
+
+// checkTopicWrites checks who may publish to p's request topic: the
+// asking token, and neither the answer token nor anonymous.
+func (v *verifier) checkTopicWrites(p remote.Approver) {
+	v.checkPublish(p)
+	v.checkNoPublish(p)
+}
+
+// checkPublish checks that the asking token publishes to p's request
+// topic: p's phone gets one line saying so.
+func (v *verifier) checkPublish(p remote.Approver) {
+	s, err := v.write(p.Topic, v.c.Token, "ask-confirm remote setup checked that it can reach this topic.")
+	v.expect("the asking token publishes to "+v.topic(p), true, s, err, "ntfy access ASKER "+p.Topic+" wo")
+}
+
+// checkNoPublish checks that neither the answer token nor anonymous can
+// publish to p's request topic: a request there would be no request of
+// the asking machine.
+func (v *verifier) checkNoPublish(p remote.Approver) {
+	s, err := v.write(p.Topic, v.c.AnswerToken, "ask-confirm remote setup: this should have been refused")
+	v.expect("the answer token cannot publish to "+v.topic(p), false, s, err, "ntfy access --reset ANSWERER "+p.Topic)
+	s, err = v.write(p.Topic, "", "ask-confirm remote setup: this should have been refused")
+	v.expect("anonymous cannot publish to "+v.topic(p), false, s, err, anonymousRule(p.Topic))
 }
 
 // checkReads checks who may read what.
@@ -184,19 +236,47 @@ func (v *verifier) checkReads() {
 	c := v.c
 	s, err := v.read(c.ReplyTopic, c.Token)
 	v.expect("the asking token reads "+c.ReplyTopic, true, s, err, "ntfy access ASKER "+c.ReplyTopic+" rw")
-	// The asking token is kept on the machine that asks, where whatever
-	// runs as its user can read it: were it to read the requests, it could
-	// read their buttons and answer in the person's place.
-	s, err = v.read(c.Topic, c.Token)
-	v.expect("the asking token cannot read "+c.Topic, false, s, err, "ntfy access ASKER "+c.Topic+" wo")
-	s, err = v.read(c.Topic, c.AnswerToken)
-	v.expect("the answer token cannot read "+c.Topic, false, s, err, "ntfy access --reset ANSWERER "+c.Topic)
+	people := c.People()
+	v.checkAskerCannotRead(people[0])
+	v.checkAnswererCannotRead(people[0])
 	s, err = v.read(c.ReplyTopic, c.AnswerToken)
 	v.expect("the answer token cannot read "+c.ReplyTopic, false, s, err, "ntfy access ANSWERER "+c.ReplyTopic+" wo")
-	s, err = v.read(c.Topic, "")
-	v.expect("anonymous cannot read "+c.Topic, false, s, err, anonymousRule(c.Topic))
+	v.checkAnonymousCannotRead(people[0])
 	s, err = v.read(c.ReplyTopic, "")
 	v.expect("anonymous cannot read "+c.ReplyTopic, false, s, err, anonymousRule(c.ReplyTopic))
+	for _, p := range people[1:] {
+		v.checkTopicReads(p)
+	}
+}
+
+// checkTopicReads checks that nobody reads p's request topic but p's
+// phone: not the asking token, not the answer token, not anonymous.
+func (v *verifier) checkTopicReads(p remote.Approver) {
+	v.checkAskerCannotRead(p)
+	v.checkAnswererCannotRead(p)
+	v.checkAnonymousCannotRead(p)
+}
+
+// checkAskerCannotRead checks that the asking token cannot read p's
+// request topic. The asking token is kept on the machine that asks,
+// where whatever runs as its user can read it: were it to read the
+// requests, it could read their buttons and answer in the person's place.
+func (v *verifier) checkAskerCannotRead(p remote.Approver) {
+	s, err := v.read(p.Topic, v.c.Token)
+	v.expect("the asking token cannot read "+v.topic(p), false, s, err, "ntfy access ASKER "+p.Topic+" wo")
+}
+
+// checkAnswererCannotRead checks that the answer token, which every
+// request's message carries, cannot read p's request topic: with it,
+// whoever holds one button would read every button.
+func (v *verifier) checkAnswererCannotRead(p remote.Approver) {
+	s, err := v.read(p.Topic, v.c.AnswerToken)
+	v.expect("the answer token cannot read "+v.topic(p), false, s, err, "ntfy access --reset ANSWERER "+p.Topic)
+}
+
+func (v *verifier) checkAnonymousCannotRead(p remote.Approver) {
+	s, err := v.read(p.Topic, "")
+	v.expect("anonymous cannot read "+v.topic(p), false, s, err, anonymousRule(p.Topic))
 }
 
 // checkKeeps asks the server how long it keeps a message that each token
