@@ -176,3 +176,63 @@ func TestHistoryShowsVotes(t *testing.T) {
 		}
 	}
 }
+
+// A team gates an agent's calls: the hook's --approvers and --approvals
+// name the request's approvers; what they decide is the host's answer,
+// in their names; too few approvals within --wait deny the call, never
+// hand it back to the host's own prompt, which one person answers; and
+// approvers that cannot be asked block the call (exit 2).
+func TestHookApprovers(t *testing.T) {
+	team := []string{"--approvers", "alice,BOB,carol", "--approvals", "2"}
+	for _, c := range hookCases {
+		t.Run(c.file, func(t *testing.T) {
+			f := newCLIFixture(t)
+			f.setPeople("only", "alice", "bob", "carol")
+			payload := hookPayload(t, c.file)
+			req := hookRequest(t, c.host, payload)
+			req.Approvers, req.Approvals = []string{"alice", "bob", "carol"}, 2
+			at := time.Now().UTC()
+
+			// Alice alone approves within the wait: denied.
+			closed := f.liveHolder(req)
+			_, err := f.store.Update(req.Identity(), func(rec *store.Record, _ bool) (bool, error) {
+				rec.Approvers, rec.Approvals = req.Approvers, req.Approvals
+				rec.Votes = []store.Vote{{By: "alice", Approved: true, At: at}}
+				return true, nil
+			})
+			must(t, err)
+			verdict, reason := hookVerdict(t, f.runHook(payload, append([]string{c.host, "--wait", "300ms"}, team...)...))
+			if verdict != "deny" || reason != "ask-confirm: 1 of the 2 approvals needed came within 300ms; it was not run, and proposing it again asks again" {
+				t.Fatalf("%s %q, want a denial saying 1 of 2", verdict, reason)
+			}
+			if got := closed(); got != store.Withdrawn {
+				t.Fatalf("the request was closed as %q", got)
+			}
+
+			// Alice and Bob approve: allowed, in their names.
+			f.startHolder = func(argv []string, _ platform.Lock) error {
+				_, err := f.store.Update(argv[2], func(rec *store.Record, _ bool) (bool, error) {
+					rec.Status, rec.EndedAt = store.Approved, time.Now()
+					rec.Votes = []store.Vote{{By: "alice", Approved: true, At: at}, {By: "bob", Approved: true, At: at}}
+					return true, nil
+				})
+				return err
+			}
+			verdict, reason = hookVerdict(t, f.runHook(payload, append([]string{c.host, "--wait", "10s"}, team...)...))
+			if verdict != "allow" || strings.Contains(c.file, "pretooluse") && reason != "approved by alice and bob (2 of 2 approvals)" {
+				t.Fatalf("%s %q, want allow by alice and bob", verdict, reason)
+			}
+			if rec := f.record(req.Identity()); !slices.Equal(rec.Approvers, req.Approvers) || rec.Approvals != 2 {
+				t.Fatalf("the request's approvers: %q, %d", rec.Approvers, rec.Approvals)
+			}
+
+			// Approvers that cannot be asked: the set-up is broken, and blocks.
+			for _, bad := range [][]string{{"--approvers", "dave"}, {"--approvals", "4"}, {"--approvals", "0"}} {
+				r := f.runHook(payload, append([]string{c.host, "--wait", "10s"}, bad...)...)
+				if r.code != int(lifecycle.ExitUsage) || r.stdout != "" || !strings.Contains(r.stderr, "ask-confirm: hint: ") {
+					t.Fatalf("hook %q: exit %d, stdout %q, stderr %s", bad, r.code, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+}
