@@ -27,7 +27,8 @@ import (
 // is and the call named nobody; the names the call gave, matched without
 // case, in the setup's spelling and order; and Approvals 1 where the call
 // gave none. A call that named nobody, with one person set up (or none,
-// or the phone off), is returned as it is: a request of one person, as
+// or the phone off), or that is one person's (Call.OnePerson), is
+// returned as it is: a request of one person, as
 // before named approvers. A call that named approvers (or approvals) that
 // cannot be asked so is refused: where no phone can be asked, where the
 // setup names nobody, or a name nobody is set up under (exit 2, with a
@@ -36,7 +37,7 @@ import (
 func (e *Engine) withApprovers(c Call) (Call, *Result) {
 	r := c.Request
 	named := len(r.Approvers) > 0 || r.Approvals != 0
-	if r.Kind != dialog.Confirm {
+	if r.Kind != dialog.Confirm || c.OnePerson && !named {
 		return c, nil
 	}
 	refuse := func(code ExitCode, hint, format string, args ...any) (Call, *Result) {

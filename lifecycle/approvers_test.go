@@ -43,6 +43,7 @@ func TestWithApprovers(t *testing.T) {
 		approvers []string
 		approvals int
 		kind      string
+		onePerson bool
 		want      []string
 		wantN     int
 		code      ExitCode // of a refusal
@@ -59,6 +60,8 @@ func TestWithApprovers(t *testing.T) {
 		{name: "several people, phone off by the call", people: []string{"alice", "bob"}, mode: "also", remote: "off"},
 		{name: "several people, phone off by the setup", people: []string{"alice", "bob"}, mode: "off"},
 		{name: "several people, a choice", people: []string{"alice", "bob"}, mode: "also", kind: dialog.Choose},
+		{name: "several people, one person's question", people: []string{"alice", "bob"}, mode: "also", onePerson: true},
+		{name: "one person's question, named", people: []string{"alice", "bob"}, mode: "also", onePerson: true, approvers: []string{"bob"}, want: []string{"bob"}, wantN: 1},
 		{name: "named on a choice: Validate refuses", people: []string{"alice", "bob"}, mode: "also", kind: dialog.Choose, approvers: []string{"bob"}, want: []string{"bob"}},
 		{name: "an unknown name", people: []string{"alice", "bob"}, mode: "also", approvers: []string{"dave"}, code: ExitUsage, hint: "remote approver list"},
 		{name: "no phone, named", approvers: []string{"alice"}, code: ExitUsage, hint: "remote setup --name"},
@@ -74,7 +77,7 @@ func TestWithApprovers(t *testing.T) {
 				te.setPeople(tc.mode, tc.people...)
 			}
 			c := testCall("Deploy?")
-			c.Remote = tc.remote
+			c.Remote, c.OnePerson = tc.remote, tc.onePerson
 			c.Request.Approvers, c.Request.Approvals = tc.approvers, tc.approvals
 			if tc.kind == dialog.Choose {
 				c.Request.Kind, c.Request.OKLabel = dialog.Choose, "OK"
