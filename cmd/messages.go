@@ -150,7 +150,8 @@ happened, even for a command line that does not parse. Its fields:
 message, the labels, the icon, the default button, the options, and the
 scope (the working directory, or --scope). The same command from the same
 place is the same request; --key NAME makes NAME the identity instead, and a
-new question under it supersedes the open one.
+new question under it supersedes the open one. A yes/no question asked of
+several people adds its approvers and --approvals, --key or not.
 
 Two clocks. The caller waits at most --wait (45s), then exits 3, pending; the
 dialog stays up, held by a detached process, until --timeout (5m). Running
