@@ -27,13 +27,13 @@ import (
 // is and the call named nobody; the names the call gave, matched without
 // case, in the setup's spelling and order; and Approvals 1 where the call
 // gave none. A call that named nobody, with one person set up (or none,
-// or the phone off), or that is one person's (Call.OnePerson), is
-// returned as it is: a request of one person, as
-// before named approvers. A call that named approvers (or approvals) that
-// cannot be asked so is refused: where no phone can be asked, where the
-// setup names nobody, or a name nobody is set up under (exit 2, with a
-// hint), or where the setup cannot be read (exit 6). A choice or a text is
-// left to Validate, which refuses approvers on it.
+// or the phone off, or a setup that cannot be read), or that is one
+// person's (Call.OnePerson), is returned as it is: a request of one
+// person, as before named approvers. A call that named approvers (or
+// approvals) that cannot be asked so is refused: where no phone can be
+// asked, where the setup names nobody, or a name nobody is set up under
+// (exit 2, with a hint), or where the setup cannot be read (exit 6). A
+// choice or a text is left to Validate, which refuses approvers on it.
 func (e *Engine) withApprovers(c Call) (Call, *Result) {
 	r := c.Request
 	named := len(r.Approvers) > 0 || r.Approvals != 0
