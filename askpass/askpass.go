@@ -132,6 +132,9 @@ func (p program) call(prompt string) (lifecycle.Call, error) {
 		Scope: "ssh-askpass",
 	}
 	c.Remember, c.CollectWithin, c.Timeout = 0, 0, defaultTimeout
+	// A key's use is its owner's to confirm, however many people are set
+	// up to approve other questions.
+	c.OnePerson = true
 	for _, s := range []struct {
 		env string
 		d   *time.Duration

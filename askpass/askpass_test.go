@@ -20,6 +20,7 @@ import (
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/remote"
 	"github.com/ask-confirm/ask-confirm/store"
 )
 
@@ -292,5 +293,25 @@ func TestManualExampleIsTheTestedSetUp(t *testing.T) {
 	if len(doc) != 3 || doc[0] != `export SSH_ASKPASS="$(command -v ask-confirm-askpass)"` ||
 		doc[1] != `eval "$(ssh-agent)"` || !strings.HasPrefix(doc[2], "ssh-add -c ") {
 		t.Fatalf("the example %q does not set SSH_ASKPASS by its absolute path before the agent starts, then add a key with -c", doc)
+	}
+}
+
+// A key's use is its owner's to confirm: with several people set up to
+// approve other questions, the confirmation still asks one person, the
+// first phone's, with no approvers.
+func TestConfirmKeepsOnePersonWithSeveralSetUp(t *testing.T) {
+	f := newFixture(t)
+	s := remote.Settings{Config: remote.Config{Server: "http://127.0.0.1:1", Topic: "requests", ReplyTopic: "replies", Token: "tk_asker",
+		AnswerToken: "tk_answer", Name: "alice", Approvers: []remote.Approver{{Name: "bob", Topic: "requests-bob"}}}, Mode: remote.ModeAlso}
+	if err := remote.Save(f.p.config.RemoteFile, s); err != nil {
+		t.Fatal(err)
+	}
+	f.env[hintEnv] = hintConfirm
+	if code := f.run("Allow use of key /home/u/.ssh/id_ed25519?"); code != 0 || f.stderr.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, f.stderr.String())
+	}
+	recs, err := store.New(f.paths.DB).List()
+	if err != nil || len(recs) != 1 || recs[0].Approvers != nil || recs[0].Approvals != 0 {
+		t.Fatalf("the confirmation's record: %+v, %v", recs, err)
 	}
 }

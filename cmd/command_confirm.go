@@ -25,6 +25,9 @@ type confirmOptions struct {
 	json       bool
 	noOrigin   bool
 	noTerminal bool
+	// approvals is --approvals, which the request takes only where it
+	// was given: without it, the engine decides who is asked.
+	approvals int
 }
 
 func newRootCommand(a *app) *cobra.Command {
@@ -52,6 +55,13 @@ for the answer up to --timeout; --no-terminal turns that off, and
 With a phone set up (ask-confirm remote setup), the request is also sent
 to it, through an ntfy server, as --remote or the recorded mode says: also
 beside the dialog, fallback where nobody can be asked here, or only there.
+
+With several people set up (ask-confirm remote approver add), each is asked
+on their own phone: --approvers names who (default: everyone set up), and
+--approvals how many must approve (default 1); any one of them denies. The
+approvers and --approvals are part of the request. A click in the dialog
+counts as the vote of the person set up under your user name; where that
+is none of the approvers, no dialog is shown, only their phones are asked.
 
 Exit codes:
 ` + exitCodeTable(),
@@ -106,6 +116,8 @@ func (o *confirmOptions) define(f *pflag.FlagSet) {
 	f.StringVar(&r.Icon, "icon", d.Request.Icon, "dialog icon: "+strings.Join(dialog.Icons, "|"))
 	f.BoolVar(&r.DefaultApprove, "default-approve", false, "make Approve the default button (Enter approves)")
 	f.DurationVar(&r.ApproveFor, "approve-for", 0, `add a button that approves for DURATION (1s to 168h)`)
+	f.StringSliceVar(&r.Approvers, "approvers", nil, "ask these people (`NAME,...`), each on their own phone (default: everyone set up)")
+	f.IntVar(&o.approvals, "approvals", 1, "`N` of the approvers must approve; any one of them denies")
 	o.defineLifecycle(f, true)
 }
 
@@ -161,6 +173,14 @@ func (a *app) runConfirm(ctx context.Context, path string, f *pflag.FlagSet, o *
 		// Shown literally: a directory whose name holds a control
 		// character is still a scope, not a --scope error.
 		o.call.Request.Scope = dialog.DirScope(wd)
+	}
+	if f.Changed("approvals") {
+		if o.approvals < 1 {
+			r := lifecycle.ErrorResult("", lifecycle.ExitUsage, &dialog.InvalidError{Field: "--approvals", Reason: fmt.Sprintf(msgApprovalsBelowOne, o.approvals)})
+			r.Hint = fmt.Sprintf(hintFlagFor, path)
+			return a.report(r, o.json)
+		}
+		o.call.Request.Approvals = o.approvals
 	}
 	if o.call.Request.Title == "" {
 		// The window shows the default title for an empty one: so do list,

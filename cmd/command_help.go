@@ -84,7 +84,7 @@ func jsonTopic() string {
 	var b strings.Builder
 	b.WriteString(topicJSON)
 	for _, name := range resultFields() {
-		b.WriteString(hangingLines(fmt.Sprintf("  %-15s ", name), strings.Repeat(" ", 18), jsonFields[name], 80))
+		b.WriteString(hangingLines(fmt.Sprintf("  %-16s ", name), strings.Repeat(" ", 19), jsonFields[name], 80))
 	}
 	return b.String()
 }

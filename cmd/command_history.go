@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -33,7 +34,7 @@ func newHistoryCommand(a *app) *cobra.Command {
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range events {
-				outcome := e.Outcome
+				outcome := historyOutcome(e.Outcome, e.By, e.ApprovedBy, e.DeniedBy)
 				if e.Reason != "" {
 					outcome += " (" + e.Reason + ")"
 				}
@@ -46,4 +47,24 @@ func newHistoryCommand(a *app) *cobra.Command {
 	c.Flags().StringVar(&key, "key", "", "only events of this request: identity, prefix or --key")
 	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of events")
 	return c
+}
+
+// historyOutcome is what the history's table says came of an event: its
+// outcome, with who voted on a vote event, by ("alice approved"), and who
+// decided on the events of a request of several approvers that ended.
+func historyOutcome(outcome, by string, approvedBy, deniedBy []string) string {
+	if by != "" {
+		return fmt.Sprintf(msgHistoryVote, by, outcome)
+	}
+	var who []string
+	if len(approvedBy) > 0 {
+		who = append(who, fmt.Sprintf(msgHistoryApprovedBy, dialog.Names(approvedBy)))
+	}
+	if len(deniedBy) > 0 {
+		who = append(who, fmt.Sprintf(msgHistoryDeniedBy, dialog.Names(deniedBy)))
+	}
+	if len(who) == 0 {
+		return outcome
+	}
+	return fmt.Sprintf(msgHistoryDecided, outcome, strings.Join(who, ", "))
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/hook"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
@@ -23,6 +25,7 @@ import (
 // hook package's, the request's lifecycle the engine's.
 func newHookCommand(a *app) *cobra.Command {
 	s := hook.DefaultSettings()
+	var approvals int
 	c := &cobra.Command{
 		Use:   "hook HOST",
 		Short: "Answer an AI agent's permission hook (claude-code, codex, gemini, cursor) with a dialog",
@@ -47,7 +50,13 @@ Codex from PermissionRequest hooks, Gemini CLI from BeforeTool hooks and
 Cursor from beforeShellExecution and beforeMCPExecution hooks. Input that
 cannot be read, or another event, is an error on stderr: %[1]s
 get exit 1 and ask their own way; %[2]s, which would let
-the call through on exit 1, get exit 0 and a deny saying why.`, agentsWhere(true), agentsWhere(false)),
+the call through on exit 1, get exit 0 and a deny saying why.
+
+A team gates an agent's calls with --approvers and --approvals (or with
+several people set up, everyone): each is asked on their own phone, and the
+call is allowed once --approvals of them approved, denied as soon as one
+denies, and denied too when too few approved within --wait: never handed
+back to the host's own prompt, which one person answers.`, agentsWhere(true), agentsWhere(false)),
 		Example: `  Claude Code (.claude/settings.json):
     {"hooks": {"PermissionRequest": [{"matcher": "Bash",
       "hooks": [{"type": "command", "command": "ask-confirm hook claude-code", "timeout": 360}]}]}}
@@ -66,6 +75,13 @@ the call through on exit 1, get exit 0 and a deny saying why.`, agentsWhere(true
       "timeout": 360, "failClosed": true}]}}`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("approvals") {
+				if approvals < 1 {
+					// 0 would read as not given.
+					return a.hookUsage("--approvals: "+fmt.Sprintf(msgApprovalsBelowOne, approvals), hintHookFlags)
+				}
+				s.Approvals = approvals
+			}
 			return a.runHook(c.Context(), c.InOrStdin(), args[0], s)
 		},
 	}
@@ -74,6 +90,8 @@ the call through on exit 1, get exit 0 and a deny saying why.`, agentsWhere(true
 	f.DurationVar(&s.Remember, "remember", s.Remember, "how long a received answer is reused for the same call (0 to 168h)")
 	f.DurationVar(&s.CollectWithin, "collect-within", s.CollectWithin, "keep a late answer for the call (0 to 168h), on ntfy while cached")
 	f.DurationVar(&s.Defer, "defer", 0, "in claude -p, defer an unanswered call and keep asking this long")
+	f.StringSliceVar(&s.Approvers, "approvers", nil, "ask these people (`NAME,...`), each on their own phone (default: everyone set up)")
+	f.IntVar(&approvals, "approvals", 1, "`N` of the approvers must approve within --wait, or the call is denied")
 	f.SortFlags = false
 	return c
 }
@@ -106,10 +124,20 @@ func (a *app) runHook(ctx context.Context, stdin io.Reader, name string, s hook.
 	}
 	home, _ := os.UserHomeDir()
 	r, err := a.engine.Ask(ctx, p.Call(home, s))
-	if err != nil {
+	var invalid *dialog.InvalidError
+	switch {
+	case errors.As(err, &invalid) && (invalid.Field == "--approvers" || invalid.Field == "--approvals"):
+		// Checked only once they are resolved against the people set
+		// up: a broken set-up, which must block.
+		return a.hookUsage(err.Error(), hintHookFlags)
+	case err != nil:
 		// The hook package promises a valid call; if it ever is not, the
 		// host asks instead.
 		r = lifecycle.ErrorResult("", lifecycle.ExitInternal, err)
+	case r.ExitCode == lifecycle.ExitUsage:
+		// --approvers or --approvals that cannot be asked (a name nobody
+		// is set up under): the hook's set-up is broken, and must block.
+		return a.hookUsage(r.Message, r.Hint)
 	}
 	if r.Warning != "" {
 		// The host's JSON has no place for it; its log has stderr.

@@ -47,6 +47,9 @@ func (a *app) printEntries(entries []lifecycle.Entry) error {
 		if e.Uncollected {
 			status += " " + msgListUncollected
 		}
+		if e.ApprovalsNeeded > 0 && e.Approvals != nil {
+			status += " " + fmt.Sprintf(msgListApprovals, *e.Approvals, e.ApprovalsNeeded)
+		}
 		key := e.Key
 		if key == "" {
 			key = "-"

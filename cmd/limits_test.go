@@ -131,6 +131,7 @@ func TestDocsLimitsAreTheCodes(t *testing.T) {
 		fmt.Sprintf("`--collect-within` are 0 to %s", d(lifecycle.MaxRemember)),
 		fmt.Sprintf("`--approve-for` is %s to %s", d(dialog.MinApproveFor), d(dialog.MaxApproveFor)),
 		fmt.Sprintf("is 0 to %d, default %d", lifecycle.MaxRetries, lifecycle.DefaultCall().Retries),
+		fmt.Sprintf("`--approvers` names at most %d people", dialog.MaxApprovers),
 		fmt.Sprintf("The dialog shows at most %d rows of the message (a line takes a row for every %d characters)", dialog.MaxShownRows, dialog.WrapColumns),
 	} {
 		if !strings.Contains(scripting, want) {

@@ -5,9 +5,10 @@ package cmd
 // to type next. The engine's own wording is in lifecycle/messages.go.
 
 const (
-	msgNoMessage = "--message is required"
-	msgNoWorkDir = "finding the working directory for --scope: %w"
-	msgCountdown = "ask-confirm: waiting for answer… %s left, dialog open until %s"
+	msgNoMessage         = "--message is required"
+	msgApprovalsBelowOne = "%d is below 1: at least one of the approvers must approve"
+	msgNoWorkDir         = "finding the working directory for --scope: %w"
+	msgCountdown         = "ask-confirm: waiting for answer… %s left, dialog open until %s"
 	// msgCountdownOn is the countdown of a question asked elsewhere than
 	// a dialog: where (msgOnAnotherTerminal…), how long, until when.
 	msgCountdownOn       = "ask-confirm: the question is open %s; waiting for answer… %s left, open until %s"
@@ -23,6 +24,11 @@ const (
 	msgListEmpty         = "no open requests and no remembered answers"
 	msgHolderGone        = "(holder gone)"
 	msgListUncollected   = "(uncollected)"
+	msgListApprovals     = "(%d of %d)"
+	msgHistoryVote       = "%s %s"
+	msgHistoryDecided    = "%s (%s)"
+	msgHistoryApprovedBy = "%s approved"
+	msgHistoryDeniedBy   = "%s denied"
 	msgKeyAndAll         = "give a KEY or --all, not both"
 	msgKeyOrAll          = "give the KEY of one request, or --all"
 	msgNothingOpen       = "no open dialogs"
@@ -177,7 +183,8 @@ happened, even for a command line that does not parse. Its fields:
 message, the labels, the icon, the default button, the options, and the
 scope (the working directory, or --scope). The same command from the same
 place is the same request; --key NAME makes NAME the identity instead, and a
-new question under it supersedes the open one.
+new question under it supersedes the open one. A yes/no question asked of
+several people adds its approvers and --approvals, --key or not.
 
 Two clocks. The caller waits at most --wait (45s), then exits 3, pending; the
 dialog stays up, held by a detached process, until --timeout (5m). Running
@@ -235,20 +242,26 @@ rebuilt; it never approves. On Windows the directories are under
 
 // jsonFields says what each field of --json's object holds.
 var jsonFields = map[string]string{
-	"status":         "approved, denied, cancelled, pending, stale (status only), expired, headless, failed, superseded, withdrawn or error",
-	"exit_code":      "the exit code (ask-confirm help exit-codes)",
-	"key":            "the request's identity, for status, cancel and forget",
-	"remembered":     "true when the answer was given before this run",
-	"rendered":       "true when a dialog or prompt was shown",
-	"attempt":        "which showing of the dialog this is (after a failed one)",
-	"should_retry":   "true while the dialog is open (pending), or when status finds the last answer no longer given (stale): run the same command again",
-	"retry_reason":   "why to run it again",
-	"requested_at":   "when the request was made (RFC 3339)",
-	"answered_at":    "when it ended",
-	"answer":         "choose: the label, or the list with --multiple; input: the text",
-	"approved_until": "when an approval for a while (--approve-for) stops",
-	"other":          "true when the answer is the person's own text (--other)",
-	"answered_by":    "phone, when the answer came from the phone",
-	"warning":        "what went wrong beside the answer",
-	"message":        "what happened, in a sentence",
+	"status":           "approved, denied, cancelled, pending, stale (status only), expired, headless, failed, superseded, withdrawn or error",
+	"exit_code":        "the exit code (ask-confirm help exit-codes)",
+	"key":              "the request's identity, for status, cancel and forget",
+	"remembered":       "true when the answer was given before this run",
+	"rendered":         "true when a dialog or prompt was shown",
+	"attempt":          "which showing of the dialog this is (after a failed one)",
+	"should_retry":     "true while the dialog is open (pending), or when status finds the last answer no longer given (stale): run the same command again",
+	"retry_reason":     "why to run it again",
+	"requested_at":     "when the request was made (RFC 3339)",
+	"answered_at":      "when it ended",
+	"answer":           "choose: the label, or the list with --multiple; input: the text",
+	"approved_until":   "when an approval for a while (--approve-for) stops",
+	"other":            "true when the answer is the person's own text (--other)",
+	"answered_by":      "phone, when the answer came from the phone",
+	"approvers":        "the people asked, each on their own phone (--approvers), in the setup's spelling and order",
+	"approvals":        "how many of the approvers have approved so far, or in all",
+	"approvals_needed": "how many of the approvers must approve (--approvals)",
+	"votes":            `each vote counted, in order: {"by": who, "vote": "approve" or "deny", "at": when}`,
+	"approved_by":      "who approved, once the request ended",
+	"denied_by":        "who denied, once the request ended",
+	"warning":          "what went wrong beside the answer",
+	"message":          "what happened, in a sentence",
 }

@@ -99,23 +99,36 @@ type Request struct {
 	// named approvers. Both are part of the identity.
 	Approvers []string `json:"approvers,omitempty"`
 	Approvals int      `json:"approvals,omitempty"`
+
+	// Note is a line shown under the question and its origin line, about
+	// how the answer counts ("Your answer counts as Alice's vote; 2 of 3
+	// approvals needed"): the engine writes it for the way it asks on
+	// this machine. It is never kept with the request, nor sent to the
+	// phone, and is no part of the identity.
+	Note string `json:"-"`
 }
 
 // Shown is the text the dialog shows: the message, its padding written
 // as markers (Compact) so that nothing in it hides below a run of blank
 // lines, then, unless Origin is empty, a line saying who asks and, when
 // closes is set, when the dialog closes unanswered, as Clock says it to a
-// person reading it at now.
+// person reading it at now, then the Note, if any.
 func (r Request) Shown(closes, now time.Time) string {
 	msg := Compact(r.Message)
-	if r.Origin == "" {
-		return msg
+	if r.Origin != "" {
+		line := fmt.Sprintf(originLine, r.Origin)
+		if !closes.IsZero() {
+			line += fmt.Sprintf(originCloses, Clock(closes.Local(), now))
+		}
+		msg += "\n\n" + line
 	}
-	line := fmt.Sprintf(originLine, r.Origin)
-	if !closes.IsZero() {
-		line += fmt.Sprintf(originCloses, Clock(closes.Local(), now))
+	if r.Note != "" {
+		if r.Origin == "" {
+			msg += "\n"
+		}
+		msg += "\n" + r.Note
 	}
-	return msg + "\n\n" + line
+	return msg
 }
 
 // The origin line under the question.

@@ -1,6 +1,7 @@
 package dialog
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -207,6 +208,30 @@ func TestInvalidErrorUnwrap(t *testing.T) {
 	}
 	if errors.Is(ErrInvalid, err) {
 		t.Errorf("errors.Is(ErrInvalid, InvalidError) = true")
+	}
+}
+
+// A note (how a click counts, for a request of several approvers) comes
+// under the origin line, or under the message without one; it is neither
+// kept with the request nor part of the identity.
+func TestShownWithNote(t *testing.T) {
+	r := validRequest()
+	r.Message = "Ship v2?"
+	id, content := r.Identity(), r.ContentHash()
+	r.Note = "Your answer counts as Alice's vote; 2 of 3 approvals needed"
+	if got, want := r.Shown(time.Time{}, time.Time{}), "Ship v2?\n\n"+r.Note; got != want {
+		t.Fatalf("Shown = %q, want %q", got, want)
+	}
+	r.Origin = "deploy.sh in ~/src/app"
+	if got, want := r.Shown(time.Time{}, time.Time{}), "Ship v2?\n\nAsked by deploy.sh in ~/src/app\n"+r.Note; got != want {
+		t.Fatalf("Shown = %q, want %q", got, want)
+	}
+	r.Origin = ""
+	if r.Identity() != id || r.ContentHash() != content {
+		t.Fatal("the note changed the request's identity")
+	}
+	if b, err := json.Marshal(r); err != nil || strings.Contains(string(b), "Alice") {
+		t.Fatalf("the note is kept with the request: %s, %v", b, err)
 	}
 }
 

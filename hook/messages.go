@@ -48,6 +48,10 @@ const (
 	reasonAnsweredAt = "%s at %s"
 	reasonCancelled  = "the request was cancelled with ask-confirm cancel"
 	reasonDeferred   = "ask-confirm: nobody answered the dialog within %s; it stays open, and claude -p --resume collects the answer"
+	// reasonApprovalsShort denies a question of several approvers that
+	// they did not approve in time: so many approvals, of so many needed,
+	// within the wait.
+	reasonApprovalsShort = "%d of the %d approvals needed came within %s"
 
 	// handBackPrefix starts every hand-back, so the person knows which
 	// hook speaks.

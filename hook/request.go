@@ -30,6 +30,14 @@ type Settings struct {
 	// (Claude Code's CLAUDE_CODE_SESSION_ATTENDED=0, or, before that
 	// variable, CLAUDE_CODE_ENTRYPOINT=sdk-cli): the command reads it.
 	Unattended bool
+	// Approvers and Approvals are dialog.Request's, as --approvers and
+	// --approvals give them (nil and 0 where not given: the engine
+	// resolves them against the people set up): a team gates an agent's
+	// calls, each person on their own phone. A question they do not
+	// approve within Wait is denied, never handed back to the host's own
+	// prompt, which one person answers.
+	Approvers []string
+	Approvals int
 }
 
 // DefaultSettings waits 5 minutes, safely below the 600 s that both
@@ -52,7 +60,13 @@ func (s Settings) Validate() error {
 	if s.Defer < 0 || s.Defer > lifecycle.MaxTimeout {
 		return &dialog.InvalidError{Field: "--defer", Reason: fmt.Sprintf("%s is outside 0s to %s", dialog.ShortDuration(s.Defer), dialog.ShortDuration(lifecycle.MaxTimeout))}
 	}
-	return s.call(dialog.Request{Message: msgRunCommand, OKLabel: labelAllow, CancelLabel: labelDeny, Icon: "question"}).Validate()
+	if s.Approvals < 0 {
+		return &dialog.InvalidError{Field: "--approvals", Reason: fmt.Sprintf("%d is below 1: at least one of the approvers must approve", s.Approvals)}
+	}
+	// Who is asked is the engine's to resolve, against the people set up.
+	probe := s
+	probe.Approvers, probe.Approvals = nil, 0
+	return probe.call(dialog.Request{Message: msgRunCommand, OKLabel: labelAllow, CancelLabel: labelDeny, Icon: "question"}).Validate()
 }
 
 // call is the lifecycle.Call that asks r with s. Nothing approves without
@@ -61,6 +75,7 @@ func (s Settings) Validate() error {
 func (s Settings) call(r dialog.Request) lifecycle.Call {
 	c := lifecycle.DefaultCall()
 	c.Request = r
+	c.Request.Approvers, c.Request.Approvals = s.Approvers, s.Approvals
 	c.Wait, c.Remember, c.CollectWithin = s.Wait, s.Remember, s.CollectWithin
 	c.Timeout = min(s.Wait+dialogGrace, lifecycle.MaxTimeout)
 	c.IfHeadless = lifecycle.IfHeadlessFail

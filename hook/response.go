@@ -77,6 +77,9 @@ func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop, now time.
 	if v == handBack && r.Status == lifecycle.StatusPending && p.defers(s) {
 		v, reason = deferred, fmt.Sprintf(reasonDeferred, dialog.ShortDuration(s.Wait))
 	}
+	if r.ApprovalsNeeded > 0 {
+		v, reason = approversVerdict(v, reason, r, wait)
+	}
 	var out any
 	switch p.Host.Name {
 	case "gemini":
@@ -92,6 +95,22 @@ func (p Payload) Respond(r lifecycle.Result, s Settings, stopped Stop, now time.
 	// Only our own strings and the engine's are encoded: this cannot fail.
 	_ = enc.Encode(out)
 	return Response{Stdout: b.Bytes(), Code: ExitAnswered}
+}
+
+// approversVerdict is v, with reason, for r, a question of several
+// approvers: what they decided, in their names; and where they decided
+// nothing, a deny rather than a hand-back, since the host's own prompt is
+// one person's, and the gate is several people's.
+func approversVerdict(v verdict, reason string, r lifecycle.Result, wait time.Duration) (verdict, string) {
+	switch {
+	case v == allow || v == deny:
+		return v, r.Message
+	case v != handBack:
+		return v, reason
+	case (r.Status == lifecycle.StatusWithdrawn || r.Status == lifecycle.StatusPending) && wait != Stopped && r.Approvals != nil:
+		return deny, handBackPrefix + fmt.Sprintf(reasonApprovalsShort, *r.Approvals, r.ApprovalsNeeded, dialog.ShortDuration(wait)) + notRunAskAgain
+	}
+	return deny, reason + notRunAskAgain
 }
 
 // Refuse is the response to input that could not be read (Parse's

@@ -62,6 +62,10 @@ type Call struct {
 	// remote.Modes, or empty for the mode set with the phone's settings
 	// (none: never).
 	Remote string
+	// OnePerson keeps a yes/no question one person's where several people
+	// are set up: it gets no approvers unless it names them (an
+	// ssh-askpass confirmation is the key owner's consent, not a team's).
+	OnePerson bool
 }
 
 // Channel is a way of asking a person that runs in the caller's own

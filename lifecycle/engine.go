@@ -74,6 +74,12 @@ type Config struct {
 	// Phone makes the way of asking on the phone; nil is the real one,
 	// through ntfy.
 	Phone PhoneBackend
+	// LocalUser returns the names this machine's user may be set up
+	// under as a person (remote setup --name): a request of several
+	// approvers asks here only where one of them is, and counts the
+	// answer here as that person's vote. Nil is the real ones: the login
+	// name, then the full name (os/user).
+	LocalUser func() []string
 }
 
 // Defaults of the engine's two render thresholds (Config.HumanAnswer and
@@ -114,6 +120,8 @@ type Engine struct {
 	// remoteFile and phone are Config.RemoteFile and Config.Phone.
 	remoteFile string
 	phone      PhoneBackend
+	// localUser is Config.LocalUser.
+	localUser func() []string
 }
 
 // New returns an Engine with c's settings.
@@ -129,6 +137,10 @@ func New(c Config) *Engine {
 		humanAnswer: c.HumanAnswer,
 		remoteFile:  c.RemoteFile,
 		phone:       c.Phone,
+		localUser:   c.LocalUser,
+	}
+	if e.localUser == nil {
+		e.localUser = osUser
 	}
 	if e.remoteFile == "" {
 		e.remoteFile = remote.DefaultPath()
@@ -235,8 +247,8 @@ func (e *Engine) checkPaths() error {
 	return err
 }
 
-// logEvent appends one event to the audit history.
-func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string) error {
+// logEvent appends one event to the audit history, as more adds to it.
+func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string, more ...func(*store.Event)) error {
 	dir := e.dir
 	if dir == "" {
 		dir = rec.CallerDir
@@ -273,13 +285,22 @@ func (e *Engine) logEvent(event string, rec store.Record, outcome, reason string
 			ev.ApprovedFor = dialog.ShortDuration(rec.ApprovedFor)
 		}
 	}
+	if len(rec.Approvers) > 0 {
+		ev.Approvers, ev.Approvals = rec.Approvers, rec.Approvals
+		if rec.Status.Final() {
+			ev.ApprovedBy, ev.DeniedBy = tally(rec.Votes)
+		}
+	}
+	for _, f := range more {
+		f(&ev)
+	}
 	return store.AppendEvent(e.paths.History, ev)
 }
 
 // logEventOrWarn is logEvent for events whose loss should not change the
 // outcome: it reports a failure as a warning.
-func (e *Engine) logEventOrWarn(event string, rec store.Record, outcome, reason string) {
-	if err := e.logEvent(event, rec, outcome, reason); err != nil {
+func (e *Engine) logEventOrWarn(event string, rec store.Record, outcome, reason string, more ...func(*store.Event)) {
+	if err := e.logEvent(event, rec, outcome, reason, more...); err != nil {
 		e.warn(fmt.Errorf(msgRecordHistory, event, err))
 	}
 }

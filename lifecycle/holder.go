@@ -139,12 +139,14 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	}
 	ig := &ignoredReplies{e: e, rec: rec}
 	defer ig.done()
+	votes := e.logVotes(rec, req)
+	defer votes.stop()
 	// A request on the phone alone is shown once the server took it, not
 	// once a dialog program has run for a while: a publish refused or
 	// stalled must not read as shown.
 	sent := make(chan struct{})
 	var sentOnce sync.Once
-	ways, err := e.ways(rec, h.backend, ig, func() { sentOnce.Do(func() { close(sent) }) })
+	ways, b, err := e.ways(rec, req, h.backend, ig, func() { sentOnce.Do(func() { close(sent) }) }, votes)
 	if err != nil {
 		return e.failWith(id, content, pid, err)
 	}
@@ -157,10 +159,10 @@ func (e *Engine) show(ctx context.Context, id, content string, h holding) error 
 	defer tick.Stop()
 
 	answers := make(chan reply, 1)
-	sh := &showing{id: id, content: content, pid: pid, rec: rec, req: req, signals: h.signals, cancel: cancel, tick: tick.C, started: e.now()}
+	sh := &showing{id: id, content: content, pid: pid, rec: rec, req: req, signals: h.signals, cancel: cancel, tick: tick.C, started: e.now(), votes: votes}
 	callers := watchCallers(rec.EndsWithCaller)
 	defer callers.stop()
-	asking := e.startRace(dctx, req, ways, func(w string, err error) { e.wayFailed(rec, w, err) })
+	asking := e.startRace(dctx, req, ways, b, func(w string, err error) { e.wayFailed(rec, w, err) })
 	go func() { answers <- asking.first(dctx) }()
 	settled := time.NewTimer(e.settle)
 	defer settled.Stop()
@@ -182,6 +184,9 @@ type showing struct {
 	cancel      context.CancelCauseFunc
 	tick        <-chan time.Time
 	started     time.Time
+	// votes records the votes of a request of several approvers; nil for
+	// one of one person.
+	votes *voteLog
 }
 
 // untilAnswered marks sh shown once it is (at shown, or once the phone
@@ -211,6 +216,8 @@ func (e *Engine) untilAnswered(dctx context.Context, sh *showing, asking *race, 
 			e.closeIfCallersGone(sh, callers)
 		case ans := <-answers:
 			stoppedWithTree(ans.err, sh.signals, signalGrace, func() { sh.cancel(e.signalled(id, content, rec)) })
+			// Every vote counted is on record before the outcome.
+			sh.votes.stop()
 			final, err := e.recordAnswer(dctx, id, rec, sh.req, ans, e.now().Sub(sh.started), sh.pid)
 			// Every other way closes, and the phone is told what became
 			// of the request: as recorded, whoever recorded it.
@@ -332,12 +339,14 @@ func (e *Engine) recordAnswer(dctx context.Context, id string, rec store.Record,
 		channel = wayPhone
 	}
 	status, reason := e.classify(dctx, id, content, ans.Approved, ans.err, elapsed, channel)
+	// The votes that decided it, whichever way it ended: a deny's too.
+	votes := ans.Votes
 	if status != store.Approved {
 		ans.Answer = dialog.Answer{}
 	} else if err := checkAnswer(req, ans.Answer); err != nil {
-		status, reason, ans.Answer = store.Failed, err.Error(), dialog.Answer{}
+		status, reason, ans.Answer, votes = store.Failed, err.Error(), dialog.Answer{}, nil
 	}
-	err := e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer, by: ans.by})
+	err := e.finishWithRetry(id, content, pid, ending{status: status, reason: reason, answer: ans.Answer, by: ans.by, votes: votes})
 	final, _, gerr := e.store.Get(id)
 	if gerr != nil || final.ContentHash != content || !final.Status.Final() {
 		final = rec
@@ -516,6 +525,11 @@ func (e *Engine) closeAsked(id, content string) (store.Status, bool) {
 // a confirmation, and an approve-for period the request did not offer. A
 // backend that returns one is broken, and its answer is not recorded.
 func checkAnswer(req dialog.Request, ans dialog.Answer) error {
+	if len(req.Approvers) > 0 && ans.Approved {
+		if err := checkVotes(req, ans); err != nil {
+			return err
+		}
+	}
 	if ans.For != 0 && (req.Kind != dialog.Confirm || ans.For != req.ApproveFor) {
 		return fmt.Errorf(msgBadAnswer, fmt.Sprintf("an approval for %s, which was not offered", ans.For))
 	}

@@ -166,27 +166,44 @@ func (ig *ignoredReplies) lost(reason string) {
 	ig.e.logEventOrWarn("way-failed", ig.rec, "", wayPhone+": "+reason)
 }
 
-// ways returns how the holder of rec asks: its own way (the dialog, or
-// own), and the phone where rec says so. A phone that cannot be set up is
-// left out with a note on the request, or, where it was the only way, is
-// the error.
-func (e *Engine) ways(rec store.Record, own dialog.Backend, ig *ignoredReplies, sent func()) ([]way, error) {
+// ways returns how the holder of rec asks req: its own way (the dialog,
+// or own), and the phone where rec says so, which tells votes of each
+// vote. A phone that cannot be set up is left out with a note on the
+// request, or, where it was the only way, or where it asks several
+// approvers, is the error. For a request of several approvers asked here
+// too, ballot counts the answer here as the vote of this machine's user,
+// and the dialog says so; where it cannot (ballotFor), only the phone
+// asks.
+func (e *Engine) ways(rec store.Record, req dialog.Request, own dialog.Backend, ig *ignoredReplies, sent func(), votes *voteLog) ([]way, *ballot, error) {
 	var ws []way
 	if rec.Phone != phoneOnly {
 		ws = append(ws, way{name: ownWay(rec), backend: own})
 	}
 	if rec.Phone == phoneNo {
-		return ws, nil
+		return ws, nil, nil
 	}
 	s, err := e.loadRemote()
 	if err != nil {
-		if rec.Phone == phoneOnly {
-			return nil, fmt.Errorf(msgPhoneOnlyWay, err)
+		if rec.Phone == phoneOnly || len(req.Approvers) > 0 {
+			return nil, nil, fmt.Errorf(msgPhoneOnlyWay, err)
 		}
 		e.wayFailed(rec, wayPhone, err)
-		return ws, nil
+		return ws, nil, nil
 	}
-	return append(ws, way{name: wayPhone, backend: e.phone(s.Config, PhoneReports{Ignored: ig.add, Lost: ig.lost, Sent: sent, CollectWithin: rec.CollectWithin, Remember: rec.Remember})}), nil
+	phone := way{name: wayPhone, backend: e.phone(s.Config, PhoneReports{Ignored: ig.add, Lost: ig.lost, Sent: sent, Voted: votes.voted(),
+		CollectWithin: rec.CollectWithin, Remember: rec.Remember})}
+	if len(req.Approvers) == 0 || rec.Phone == phoneOnly {
+		return append(ws, phone), nil, nil
+	}
+	b, err := e.ballotFor(s.Config, req, ownWay(rec), phone.backend, votes.add)
+	if err != nil {
+		e.wayFailed(rec, ownWay(rec), err)
+		return []way{phone}, nil, nil
+	}
+	here := req
+	here.Note = voteNote(b.by, req)
+	ws[0].req = &here
+	return append(ws, phone), b, nil
 }
 
 // wayFailed records that the way of asking named w failed while another

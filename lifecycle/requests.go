@@ -61,7 +61,9 @@ func (e *Engine) find(key string) (store.Record, error) {
 		switch {
 		case r.Identity == key:
 			return r, nil
-		case r.Identity == keyID || r.Identity == keyedVia(key, r.Channel):
+		case r.Identity == keyID || r.Identity == keyedVia(key, r.Channel) || len(r.Approvers) > 0 && keyOf(r) == key:
+			// A request of several approvers has them in its identity,
+			// --key or not: the record's request says its key.
 			keyed = append(keyed, r)
 		case matches(key, keyID, r.Identity):
 			found = append(found, r)
@@ -157,6 +159,21 @@ func keyedVia(key, channel string) string {
 	return dialog.Request{Key: key, Via: channel}.Identity()
 }
 
+// keyedApprovers reports whether ev is an event of a request of several
+// approvers asked with --key key (by dialog, or through ev's channel):
+// its approvers are part of its identity, and its events name them.
+func keyedApprovers(key string, ev store.Event) bool {
+	if len(ev.Approvers) == 0 || key == "" {
+		return false
+	}
+	r := dialog.Request{Key: key, Approvers: ev.Approvers, Approvals: ev.Approvals}
+	if r.Identity() == ev.Identity {
+		return true
+	}
+	r.Via = ev.Channel
+	return r.Via != "" && r.Identity() == ev.Identity
+}
+
 // All returns every stored request.
 func (e *Engine) All() ([]Stored, error) {
 	if err := e.checkPaths(); err != nil {
@@ -216,11 +233,15 @@ func (e *Engine) statusOf(rec store.Record) Result {
 		case store.Failed:
 			msg, why = fmt.Sprintf(msgStaleFailed, OneLine(rec.Reason)), msgFailedRetry
 		}
-		return Result{
+		r := Result{
 			Status: StatusStale, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
 			Rendered: !rec.ShownAt.IsZero(), RequestedAt: rec.RequestedAt, AnsweredAt: rec.EndedAt,
 			ShouldRetry: true, Message: msg, RetryReason: why,
 		}
+		if len(rec.Approvers) > 0 {
+			withVotes(&r, rec)
+		}
+		return r
 	}
 	r := fromRecord(rec, true, e.now())
 	if r.ExitCode != ExitInternal {
@@ -257,6 +278,12 @@ type Entry struct {
 	CollectUntil time.Time `json:"collect_until,omitzero"`
 	AgeSeconds   float64   `json:"age_seconds"`
 	LeftSeconds  float64   `json:"left_seconds"`
+	// Approvers, Approvals, ApprovalsNeeded and Votes are a request of
+	// several approvers' (Result's).
+	Approvers       []string `json:"approvers,omitempty"`
+	Approvals       *int     `json:"approvals,omitempty"`
+	ApprovalsNeeded int      `json:"approvals_needed,omitempty"`
+	Votes           []Vote   `json:"votes,omitempty"`
 }
 
 // Final reports whether the entry's request has ended.
@@ -287,6 +314,11 @@ func (e *Engine) entryOf(r store.Record) Entry {
 		EndedAt:     r.EndedAt,
 		Deadline:    r.Deadline,
 		AgeSeconds:  now.Sub(r.RequestedAt).Seconds(),
+	}
+	if len(r.Approvers) > 0 {
+		var res Result
+		withVotes(&res, r)
+		en.Approvers, en.Approvals, en.ApprovalsNeeded, en.Votes = res.Approvers, res.Approvals, res.ApprovalsNeeded, res.Votes
 	}
 	if r.Status.Final() {
 		en.RememberUntil = r.EndedAt.Add(r.Remember)
@@ -480,14 +512,15 @@ func (e *Engine) Events(since time.Duration, key string) (events []store.Event, 
 		return nil, 0, err
 	}
 	keyID := dialog.Request{Key: key}.Identity()
+	keyed := map[string]bool{}
 	if key != "" {
 		// A key that is both a --key and the start of another request's
 		// identity names neither, as Find has it.
-		keyed, prefixed := map[string]bool{}, map[string]bool{}
+		prefixed := map[string]bool{}
 		for _, ev := range all {
 			switch {
 			case ev.Identity == key:
-			case ev.Identity == keyID || ev.Identity == keyedVia(key, ev.Channel):
+			case ev.Identity == keyID || ev.Identity == keyedVia(key, ev.Channel) || keyedApprovers(key, ev):
 				keyed[ev.Identity] = true
 			case matches(key, keyID, ev.Identity):
 				prefixed[ev.Identity] = true
@@ -502,7 +535,7 @@ func (e *Engine) Events(since time.Duration, key string) (events []store.Event, 
 		if since > 0 && ev.Time.Before(e.now().Add(-since)) {
 			continue
 		}
-		if key != "" && !matches(key, keyID, ev.Identity) && ev.Identity != keyedVia(key, ev.Channel) {
+		if key != "" && !matches(key, keyID, ev.Identity) && !keyed[ev.Identity] {
 			continue
 		}
 		// Written before reasons were kept to one line, a dialog

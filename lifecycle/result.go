@@ -39,6 +39,19 @@ type Result struct {
 	// AnsweredBy is "phone" when the answer came from the phone beside
 	// the request's own way of asking.
 	AnsweredBy string `json:"answered_by,omitempty"`
+	// Approvers are the people asked, on a request of several approvers
+	// (--approvers); ApprovalsNeeded is how many of them must approve,
+	// and Approvals how many have so far.
+	Approvers       []string `json:"approvers,omitempty"`
+	Approvals       *int     `json:"approvals,omitempty"`
+	ApprovalsNeeded int      `json:"approvals_needed,omitempty"`
+	// Votes are the votes counted, in the order they counted: who, and
+	// what.
+	Votes []Vote `json:"votes,omitempty"`
+	// ApprovedBy and DeniedBy name who approved and who denied a request
+	// of several approvers, once it ended.
+	ApprovedBy []string `json:"approved_by,omitempty"`
+	DeniedBy   []string `json:"denied_by,omitempty"`
 	// Warning is what went wrong while the request stayed open without
 	// changing its outcome: a way of asking that failed while another
 	// still asked.
@@ -51,6 +64,20 @@ type Result struct {
 	// IfHeadless.
 	Headless bool `json:"-"`
 }
+
+// Vote is one person's vote, as a Result names it: who (By), whether
+// they approved or denied (VoteApprove or VoteDeny), and when.
+type Vote struct {
+	By   string    `json:"by"`
+	Vote string    `json:"vote"`
+	At   time.Time `json:"at"`
+}
+
+// The words of Vote.Vote.
+const (
+	VoteApprove = "approve"
+	VoteDeny    = "deny"
+)
 
 // The status words of a Result: one vocabulary with the store's. A request
 // that ended reports its record's status (store.Status); pending, stale,
@@ -130,12 +157,71 @@ func fromRecord(rec store.Record, remembered bool, now time.Time) Result {
 	r.Warning = OneLine(rec.Note)
 	if rec.AnsweredBy == wayPhone && (r.ExitCode == ExitApproved || r.ExitCode == ExitDenied) {
 		r.AnsweredBy = rec.AnsweredBy
-		r.Message = fmt.Sprintf(msgAnsweredBy, r.Message)
+		if len(rec.Approvers) == 0 {
+			r.Message = fmt.Sprintf(msgAnsweredBy, r.Message)
+		}
+	}
+	if len(rec.Approvers) > 0 && r.ExitCode != ExitInternal {
+		withVotes(&r, rec)
+		r.Message = voteMessage(r, rec)
 	}
 	if remembered && r.ExitCode != ExitInternal {
 		r.Message = fmt.Sprintf(msgRemembered, r.Message, dialog.ClockSeconds(rec.EndedAt.Local(), now))
 	}
 	return r
+}
+
+// withVotes fills in the votes of rec, a request of several approvers:
+// who was asked, how many approved and must, each vote, and, once it
+// ended, who approved and who denied.
+func withVotes(r *Result, rec store.Record) {
+	approvedBy, deniedBy := tally(rec.Votes)
+	n := len(approvedBy)
+	r.Approvers, r.Approvals, r.ApprovalsNeeded = rec.Approvers, &n, rec.Approvals
+	for _, v := range rec.Votes {
+		word := VoteDeny
+		if v.Approved {
+			word = VoteApprove
+		}
+		r.Votes = append(r.Votes, Vote{By: v.By, Vote: word, At: v.At})
+	}
+	if rec.Status.Final() {
+		r.ApprovedBy, r.DeniedBy = approvedBy, deniedBy
+	}
+	if r.ExitCode == ExitPending && r.Status == StatusPending {
+		r.RetryReason = msgRetryApprovers
+	}
+}
+
+// voteMessage is r's message, for rec, a request of several approvers,
+// with its votes: "approved by Alice and Bob (2 of 2 approvals)", "denied
+// by Carol (1 of 2 approvals)", "pending: 1 of 2 approvals so far (Alice
+// approved); ...".
+func voteMessage(r Result, rec store.Record) string {
+	approvedBy, deniedBy := tally(rec.Votes)
+	progress := fmt.Sprintf(msgApprovalsOf, len(approvedBy), rec.Approvals)
+	var who []string
+	if len(approvedBy) > 0 {
+		who = append(who, fmt.Sprintf(msgApprovedWho, dialog.Names(approvedBy)))
+	}
+	if len(deniedBy) > 0 {
+		who = append(who, fmt.Sprintf(msgDeniedWho, dialog.Names(deniedBy)))
+	}
+	switch {
+	case r.ExitCode == ExitPending && len(who) > 0:
+		return fmt.Sprintf(msgPendingVotes, progress, " ("+strings.Join(who, ", ")+")")
+	case r.ExitCode == ExitPending:
+		return fmt.Sprintf(msgPendingVotes, progress, "")
+	case rec.Status == store.Approved && r.Message == msgApproved:
+		return fmt.Sprintf(msgApprovedByVotes, dialog.Names(approvedBy), progress)
+	case rec.Status == store.Approved:
+		return fmt.Sprintf(msgVotedBy, r.Message, dialog.Names(approvedBy), progress)
+	case rec.Status == store.Denied && len(deniedBy) > 0:
+		return fmt.Sprintf(msgDeniedByVotes, dialog.Names(deniedBy), progress)
+	case len(who) > 0:
+		return fmt.Sprintf(msgWithVotes, r.Message, progress+": "+strings.Join(who, ", "))
+	}
+	return fmt.Sprintf(msgWithVotes, r.Message, progress)
 }
 
 // answered fills in what the person answered beyond approving rec: the

@@ -17,8 +17,9 @@ import (
 // in this process that asks through ch; either asks on the phone too as
 // phone says. It re-checks the record under the
 // identity's lock, so an answer that landed since the waiter looked is
-// never overwritten. It returns the record it wrote when it started.
-func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content string, attempt int) (store.Record, bool, error) {
+// never overwritten. It returns the record it wrote when it started. note,
+// if any, is the reason the history's requested event gives.
+func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content string, attempt int, note string) (store.Record, bool, error) {
 	if err := store.EnsureDir(e.paths.Locks); err != nil {
 		return store.Record{}, false, err
 	}
@@ -59,7 +60,7 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 	if err != nil {
 		return store.Record{}, false, err
 	}
-	e.logEventOrWarn("requested", rec, "", "")
+	e.logEventOrWarn("requested", rec, "", note)
 	if ch != nil {
 		handedOver = true
 		e.showHere(ch, id, content, lock)
@@ -99,6 +100,8 @@ func (e *Engine) requestRecord(c Call, ch *Channel, phone, content string, attem
 		Multiple:       c.Request.Multiple,
 		Phone:          phone,
 		EndsWithCaller: c.Withdraw,
+		Approvers:      c.Request.Approvers,
+		Approvals:      c.Request.Approvals,
 	}
 }
 

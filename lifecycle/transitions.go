@@ -74,6 +74,9 @@ type ending struct {
 	reason string
 	answer dialog.Answer
 	by     string
+	// votes are the votes that decided a request of several approvers,
+	// which join those on record.
+	votes []dialog.Vote
 }
 
 // end is finish with the person's answer.
@@ -96,6 +99,9 @@ func (e *Engine) end(id, content string, holderPID int, end ending) (store.Recor
 		}
 		if (status == store.Approved || status == store.Denied) && end.by == wayPhone {
 			rec.AnsweredBy = end.by
+		}
+		if len(rec.Approvers) > 0 {
+			rec.Votes = mergeVotes(rec.Votes, end.votes)
 		}
 		wrote = true
 		return true, nil

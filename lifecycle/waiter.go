@@ -19,7 +19,13 @@ import (
 // When ctx ends it stops waiting and reports the request as it stands; the
 // dialog stays up. An invalid c is an error wrapping dialog.ErrInvalid;
 // every outcome of the request, internal errors included, is a Result.
+// A yes/no question's approvers are resolved first (withApprovers): who
+// is asked is part of the identity.
 func (e *Engine) Ask(ctx context.Context, c Call) (Result, error) {
+	c, refused := e.withApprovers(c)
+	if refused != nil {
+		return *refused, nil
+	}
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -112,6 +118,9 @@ type waiter struct {
 	// phoneWarning is what kept the phone out of the request, for the
 	// result.
 	phoneWarning error
+	// phoneNote says why a request of several approvers is not asked on
+	// this machine, only on their phones: for the history.
+	phoneNote string
 }
 
 func (w *waiter) run(ctx context.Context) Result {
@@ -244,7 +253,7 @@ func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
 		r := e.headless(w.c, w.id, *w.session)
 		return &r, false
 	}
-	rec, started, err := e.spawn(w.c, ch, phone, s, w.content, attempt)
+	rec, started, err := e.spawn(w.c, ch, phone, s, w.content, attempt, w.phoneNote)
 	if err != nil {
 		r := e.StoreError(w.id, err)
 		return &r, false
@@ -304,7 +313,11 @@ func (e *Engine) prepare(c Call) Call {
 func (w *waiter) phone(ch *Channel) (string, *Result) {
 	if !w.phoneDecided {
 		w.phoneDecided = true
-		w.phoneWay, w.phoneRefusal, w.phoneWarning = w.e.phoneFor(w.c, ch != nil || w.canAsk())
+		if len(w.c.Request.Approvers) > 0 {
+			w.phoneWay, w.phoneRefusal, w.phoneNote = w.e.phoneForApprovers(w.c, ch != nil || w.canAsk())
+		} else {
+			w.phoneWay, w.phoneRefusal, w.phoneWarning = w.e.phoneFor(w.c, ch != nil || w.canAsk())
+		}
 		if w.phoneWay == phoneOnly && ch != nil && ch.Attached && !w.c.UntilEnd {
 			// Not asked in this process after all: the call's Wait
 			// applies, not the prompt's whole Timeout.

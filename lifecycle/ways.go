@@ -19,6 +19,9 @@ type way struct {
 	// Channel's name, or wayPhone.
 	name    string
 	backend dialog.Backend
+	// req, if set, is what this way asks in place of the race's request:
+	// the same question, with a note of its own (dialog.Request.Note).
+	req *dialog.Request
 }
 
 // wayPhone names the phone among a request's ways of asking.
@@ -53,15 +56,19 @@ type race struct {
 	restarts    map[string]int
 	// now is the engine's clock, which the holder judges by too.
 	now func() time.Time
+	// ballot, for a request of several approvers asked here and on their
+	// phones, counts the answer here as a vote: the phone's answer, once
+	// the votes decide, is the outcome (or a deny here).
+	ballot *ballot
 }
 
 // maxRestarts bounds how often one way of asking is started again within
 // a request after ending sooner than a person can answer.
 const maxRestarts = 2
 
-func (e *Engine) startRace(ctx context.Context, req dialog.Request, ways []way, failed func(string, error)) *race {
+func (e *Engine) startRace(ctx context.Context, req dialog.Request, ways []way, b *ballot, failed func(string, error)) *race {
 	r := &race{ctx: ctx, req: req, ways: ways, replies: make(chan reply, len(ways)), failed: failed,
-		humanAnswer: e.humanAnswer, restarts: map[string]int{}, now: e.now}
+		humanAnswer: e.humanAnswer, restarts: map[string]int{}, now: e.now, ballot: b}
 	r.cancels = make([]context.CancelCauseFunc, len(ways))
 	for i := range ways {
 		r.ask(i)
@@ -76,8 +83,12 @@ func (r *race) ask(i int) {
 	r.cancels[i] = cancel
 	r.left++
 	started := r.now()
+	req := r.req
+	if w.req != nil {
+		req = *w.req
+	}
 	go func() {
-		ans, err := w.backend.Ask(wctx, r.req)
+		ans, err := w.backend.Ask(wctx, req)
 		r.replies <- reply{Answer: ans, by: w.name, err: err, ran: r.now().Sub(started), way: i}
 	}()
 }
@@ -88,7 +99,10 @@ func (r *race) ask(i int) {
 // while another still asks (GNOME zenity now and then exits by itself
 // before its window appears) is started again, up to maxRestarts times,
 // and then left out; the last way left is judged by the holder, as a
-// single one is.
+// single one is. With a ballot, the answer here is a vote (counted, which
+// decides nothing by itself but a deny), and the phone, which keeps the
+// tally, has the last word, failure included: without it nothing counts
+// the votes.
 func (r *race) first(ctx context.Context) reply {
 	var errs []error
 	for r.left > 0 {
@@ -101,6 +115,18 @@ func (r *race) first(ctx context.Context) reply {
 		if early && r.left > 0 && r.restarts[rp.by] < maxRestarts {
 			r.restarts[rp.by]++
 			r.ask(rp.way)
+			continue
+		}
+		switch {
+		case r.ballot != nil && rp.by == wayPhone:
+			return rp
+		case r.ballot != nil && rp.by == r.ballot.way && rp.err == nil && !early:
+			if !r.ballot.cast(&rp, r.now()) {
+				return rp
+			}
+			if r.left == 0 {
+				return reply{err: errors.New(msgNoPhoneLeft), by: wayPhone}
+			}
 			continue
 		}
 		if rp.err == nil && !(early && r.left > 0) || endedElsewhere(rp.err) {
@@ -188,13 +214,21 @@ func closedCause(rec store.Record, w string) error {
 	default:
 		return closedAs(rec.Status)
 	}
+	approvedBy, deniedBy := tally(rec.Votes)
+	switch {
+	case rec.Status == store.Approved && len(approvedBy) > 0:
+		what += " by " + dialog.Names(approvedBy)
+	case rec.Status == store.Denied && len(deniedBy) > 0:
+		what += " by " + dialog.Names(deniedBy)
+	}
 	what += " " + wayPhrase(by)
 	closed := &dialog.Closed{Status: string(rec.Status)}
 	if by != w {
 		what = "Already " + lowerFirst(what)
 		// The fleet's other machines learn the answer from the way
-		// closed (remote.Backend), as they would a tap.
-		closed.Answer = &dialog.Answer{Approved: rec.Status == store.Approved, Values: rec.Answers, Typed: rec.Typed, For: rec.ApprovedFor}
+		// closed (remote.Backend), as they would a tap; and, of a
+		// request of several approvers, the votes that decided it.
+		closed.Answer = &dialog.Answer{Approved: rec.Status == store.Approved, Values: rec.Answers, Typed: rec.Typed, For: rec.ApprovedFor, Votes: dialogVotes(rec.Votes)}
 	}
 	closed.What = what
 	return closed

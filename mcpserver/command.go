@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 )
 
@@ -50,6 +51,7 @@ func NewCommand() *cobra.Command {
 	o := lifecycle.DefaultCall()
 	o.Wait = 40 * time.Second
 	askWith := askAuto
+	var approvals int
 	c := &cobra.Command{
 		Use:   "ask-confirm-mcp [flags]",
 		Short: "Serve confirm, ask, status and cancel to AI agents over the Model Context Protocol (stdio)",
@@ -71,7 +73,14 @@ auto (the default), a dialog where one can be shown, since the agent's host
 cannot click it, and else the client's form if the client declared the
 elicitation capability. When nobody can be asked the call reports
 "headless": nothing approves without a person. Stdout carries only protocol
-messages; warnings and errors go to stderr.`,
+messages; warnings and errors go to stderr.
+
+--approvers and --approvals make every confirm call a team's gate, as for
+the ask-confirm command: each approver is asked on their own phone, and
+--approvals of them must approve (with several people set up, everyone is
+asked by default). They are the server's, not a call's: the agent does not
+choose who approves its own actions. The ask tool's questions keep one
+person.`,
 		Example: `  {"mcpServers": {"ask-confirm": {"command": "/usr/bin/ask-confirm", "args": ["mcp"]}}}
   The command is the absolute path that command -v ask-confirm prints: hosts
   do not always start servers with your shell's PATH.`,
@@ -82,6 +91,13 @@ messages; warnings and errors go to stderr.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
+			if c.Flags().Changed("approvals") {
+				if approvals < 1 {
+					// 0 would read as not given.
+					return lifecycle.Usage(&dialog.InvalidError{Field: "--approvals", Reason: fmt.Sprintf(msgApprovalsBelowOne, approvals)})
+				}
+				o.Request.Approvals = approvals
+			}
 			s, err := newServer(o, askWith, c.ErrOrStderr())
 			if err != nil {
 				return err
@@ -97,6 +113,8 @@ messages; warnings and errors go to stderr.`,
 	f.DurationVar(&o.Remember, "remember", o.Remember, "how long a received answer is reused (0 to 168h)")
 	f.DurationVar(&o.CollectWithin, "collect-within", o.CollectWithin, "keep a late answer for a retry (0 to 168h), on ntfy while cached")
 	f.StringVar(&askWith, "ask-with", askWith, "dialog, elicitation (the client's form) or auto (dialog, else form)")
+	f.StringSliceVar(&o.Request.Approvers, "approvers", nil, "confirm asks these people (`NAME,...`) on their phones (default: everyone set up)")
+	f.IntVar(&approvals, "approvals", 1, "`N` of the approvers must approve each confirm call; any one of them denies")
 	f.SortFlags = false
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
 	return c

@@ -15,22 +15,29 @@ const (
 	mcpDeniedAgain   = "The person denied (a remembered answer, given at %s). Do not proceed."
 	mcpCancelled     = "The request was cancelled before the person answered. Treat it as denied: do not proceed."
 	mcpPending       = "Still waiting: the dialog is open on the person's screen. Call confirm again with the same arguments to collect the answer."
-	mcpExpired       = "Nobody answered before the dialog timed out. Treat it as denied: do not proceed."
-	mcpSuperseded    = "A newer request with the same key replaced this one before the person answered. Do not proceed on this request."
-	mcpDoNotProceed  = "Do not proceed."
-	mcpHeadlessHint  = "No dialog was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
-	mcpHeadlessAuto  = "No dialog or form was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment), or use a client that shows MCP elicitation forms."
-	mcpNoForm        = "No form was shown, so nobody approved. Do not proceed. This server asks only through the client's form (--ask-with elicitation): the person must use a client that shows MCP elicitation forms, or start the server with --ask-with auto where it can show a dialog."
-	mcpStale         = "No fresh answer: the last one (%s) is older than the remember window. Calling the same tool again with the same arguments asks the person again."
-	mcpStaleNoAnswer = "%s Calling the same tool again with the same arguments asks the person again."
-	mcpCancelDone    = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
-	mcpCancelTooLate = "Too late to cancel: the request had already ended. %s"
-	mcpNothingOpen   = "Nothing to cancel: the request already ended %s."
-	mcpInvalid       = "invalid argument %s: %s"
-	mcpInternal      = "ask-confirm could not complete the request, so nothing was approved: %s"
-	hintFlags        = "run 'ask-confirm mcp --help' for the flags and their limits"
-	mcpBadDuration   = "%q is not a duration such as 90s or 10m"
-	mcpProgress      = "waiting for the person: this call returns within %s; the dialog stays open until %s"
+	// mcpPendingApprovers is a team's gate still open: so many approvals
+	// of so many needed.
+	mcpPendingApprovers = "Still waiting: %d of the %d approvals needed so far, each approver on their own phone. Call confirm again with the same arguments to collect the answer."
+	mcpExpired          = "Nobody answered before the dialog timed out. Treat it as denied: do not proceed."
+	mcpSuperseded       = "A newer request with the same key replaced this one before the person answered. Do not proceed on this request."
+	mcpDoNotProceed     = "Do not proceed."
+	mcpHeadlessHint     = "No dialog was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment)."
+	mcpHeadlessAuto     = "No dialog or form was shown, so nobody approved. Do not proceed. To be asked, the person must run this MCP server where it can show a dialog on their screen (on Linux, with DISPLAY or WAYLAND_DISPLAY in its environment), or use a client that shows MCP elicitation forms."
+	mcpNoForm           = "No form was shown, so nobody approved. Do not proceed. This server asks only through the client's form (--ask-with elicitation): the person must use a client that shows MCP elicitation forms, or start the server with --ask-with auto where it can show a dialog."
+	mcpStale            = "No fresh answer: the last one (%s) is older than the remember window. Calling the same tool again with the same arguments asks the person again."
+	mcpStaleNoAnswer    = "%s Calling the same tool again with the same arguments asks the person again."
+	mcpCancelDone       = "The dialog was closed and the request ended cancelled; every call waiting on it gets a denial."
+	mcpCancelTooLate    = "Too late to cancel: the request had already ended. %s"
+	mcpNothingOpen      = "Nothing to cancel: the request already ended %s."
+	mcpInvalid          = "invalid argument %s: %s"
+	// mcpServerFlag is a call refused for the server's own --approvers or
+	// --approvals, which the model cannot mend.
+	mcpServerFlag        = "ask-confirm could not ask, so nothing was approved: the server's %s %s; its operator must change how the server is started"
+	msgApprovalsBelowOne = "%d is below 1: at least one of the approvers must approve"
+	mcpInternal          = "ask-confirm could not complete the request, so nothing was approved: %s"
+	hintFlags            = "run 'ask-confirm mcp --help' for the flags and their limits"
+	mcpBadDuration       = "%q is not a duration such as 90s or 10m"
+	mcpProgress          = "waiting for the person: this call returns within %s; the dialog stays open until %s"
 
 	// The lines for the person reading stderr, as ask-confirm writes them.
 	msgError     = "ask-confirm: error: %v"
@@ -76,6 +83,11 @@ const (
 	mcpAsksAuto        = "in a native dialog on their screen or, where this server cannot show one, through a form your client shows (MCP elicitation)"
 	mcpAsksElicitation = "through a form your client shows (MCP elicitation)"
 
+	// mcpConfirmApprovers follows the description where the server's
+	// --approvers or --approvals make each call a team's gate.
+	mcpConfirmApprovers   = ` Each call is decided by %s, each on their own phone, not by the person at this computer alone: it may stay pending a while; keep calling confirm with the same arguments.`
+	mcpApproversOf        = "%d of %s"
+	mcpApproversSetUp     = "%d of the people set up"
 	mcpConfirmDescription = `Ask the person at this computer to approve or cancel an action, %s. Returns within %s. Status "approved" is the only yes. Status "pending" (should_retry true) means the question is still open: call confirm again with exactly the same arguments to collect the answer; this never asks a second time. Any other status means do not proceed.`
 
 	mcpInstructions = `ask-confirm asks the person at this computer to approve or cancel an action, %s. Call confirm before any step that needs a human's consent. Call ask when you need the person to choose between alternatives (options, one or several) or to give a value (free text); it has the same pending and retry rules, and its result holds the answer. Never use either for passwords or other secrets: questions and answers are kept. A form from this server is the person's to answer: never fill it in for them.

@@ -34,9 +34,11 @@ import (
 type server struct {
 	engine *lifecycle.Engine
 	// base is what a call leaves out: the command line's request defaults,
-	// the server's wait, timeout, remember and collect-within, and the
-	// server's working directory as the scope. When nobody can be asked
-	// nobody is (IfHeadlessFail): only a person's answer approves.
+	// the server's wait, timeout, remember and collect-within, the
+	// server's working directory as the scope, and, for confirm, the
+	// approvers and approvals (--approvers, --approvals), which no call
+	// can change. When nobody can be asked nobody is (IfHeadlessFail):
+	// only a person's answer approves.
 	base lifecycle.Call
 	// askWith is --ask-with: askDialog, askElicitation or askAuto.
 	askWith string
@@ -58,6 +60,9 @@ func newServer(base lifecycle.Call, askWith string, stderr io.Writer) (*server, 
 	base.IfHeadless = lifecycle.IfHeadlessFail
 	probe := base
 	probe.Request.Message = "?"
+	// Who is asked is the engine's to resolve, against the people set up,
+	// at each call: the setup may change while the server runs.
+	probe.Request.Approvers, probe.Request.Approvals = nil, 0
 	if err := probe.Validate(); err != nil {
 		return nil, lifecycle.Usage(err)
 	}
@@ -133,10 +138,11 @@ func (s *server) confirm(ctx context.Context, call *mcp.CallToolRequest, in conf
 	if err != nil {
 		return nil, nil, err
 	}
+	req.Approvers, req.Approvals = s.base.Request.Approvers, s.base.Request.Approvals
 	r, relay, err := s.run(ctx, call, req, timeout)
 	switch {
 	case err != nil:
-		return nil, nil, invalid(err)
+		return nil, nil, s.invalid(err)
 	case relay != nil:
 		return relay, nil, nil
 	}
@@ -183,6 +189,18 @@ func (s *server) run(ctx context.Context, call *mcp.CallToolRequest, req dialog.
 	}
 	r, err = s.engine.Ask(ctx, c)
 	return r, nil, err
+}
+
+// invalid is the tool error for a call the engine refused to ask: an
+// argument's, or the server's own --approvers or --approvals, which no
+// argument changes, and which its stderr reports for its operator too.
+func (s *server) invalid(err error) error {
+	var ie *dialog.InvalidError
+	if errors.As(err, &ie) && (ie.Field == "--approvers" || ie.Field == "--approvals") {
+		s.warn(err)
+		return fmt.Errorf(mcpServerFlag, ie.Field, ie.Reason)
+	}
+	return invalid(err)
 }
 
 // invalid is the tool error for a call the engine refused to ask.
@@ -374,6 +392,16 @@ func (s *server) operatorError(err error) error {
 // call, read at now.
 func confirmText(r lifecycle.Result, now time.Time) string {
 	at := dialog.ClockSeconds(r.AnsweredAt.Local(), now)
+	if r.ApprovalsNeeded > 0 && r.Approvals != nil {
+		// A team's gate: how far its votes are, in the engine's words.
+		switch r.Status {
+		case lifecycle.StatusApproved:
+			return sentence(r.Message)
+		case lifecycle.StatusPending:
+			return fmt.Sprintf(mcpPendingApprovers, *r.Approvals, r.ApprovalsNeeded)
+		}
+		return sentence(r.Message) + " " + mcpDoNotProceed
+	}
 	switch r.Status {
 	case lifecycle.StatusApproved:
 		if r.Remembered {

@@ -58,7 +58,7 @@ func (s *server) confirmTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        "confirm",
 		Title:       "Ask a person to approve",
-		Description: fmt.Sprintf(mcpConfirmDescription, s.asks(), dialog.ShortDuration(s.base.Wait)),
+		Description: fmt.Sprintf(mcpConfirmDescription, s.asks(), dialog.ShortDuration(s.base.Wait)) + s.approversSaid(),
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
 		InputSchema: &jsonschema.Schema{
 			Type:     "object",
@@ -114,4 +114,19 @@ func (s *server) cancelTool() *mcp.Tool {
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
 		InputSchema: keySchema("the request to withdraw"),
 	}
+}
+
+// approversSaid is what confirm's description adds where the server's
+// --approvers or --approvals make each call a team's gate: who decides,
+// and that a call may stay pending a while.
+func (s *server) approversSaid() string {
+	r := s.base.Request
+	n := max(r.Approvals, 1)
+	switch {
+	case len(r.Approvers) > 0:
+		return fmt.Sprintf(mcpConfirmApprovers, fmt.Sprintf(mcpApproversOf, n, dialog.Names(r.Approvers)))
+	case r.Approvals > 0:
+		return fmt.Sprintf(mcpConfirmApprovers, fmt.Sprintf(mcpApproversSetUp, n))
+	}
+	return ""
 }

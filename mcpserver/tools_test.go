@@ -50,6 +50,10 @@ type testEnv struct {
 	// Config.Now; zero takes the engine's own.
 	humanAnswer time.Duration
 	now         func() time.Time
+	// approvers and approvals are the servers' --approvers and
+	// --approvals; nil and 0 where not given.
+	approvers []string
+	approvals int
 }
 
 // newTestEnv returns an environment where a person can be asked and holders
@@ -125,6 +129,7 @@ func (env *testEnv) connectClient(wait time.Duration, tc testClient) *testServer
 	t.Helper()
 	base := lifecycle.DefaultCall()
 	base.Wait = wait
+	base.Request.Approvers, base.Request.Approvals = env.approvers, env.approvals
 	ts := &testServer{env: env, stderr: &syncbuf.Buffer{}}
 	s, err := newServer(base, env.askWith, ts.stderr)
 	if err != nil {

@@ -35,21 +35,43 @@ func appendEventJSON(b []byte, e *Event) ([]byte, error) {
 	b = appendJSONField(b, `,"cwd":`, e.Dir)
 	b = appendJSONField(b, `,"channel":`, e.Channel)
 	b = appendJSONField(b, `,"origin":`, e.Origin)
-	if len(e.Answer) > 0 {
-		b = append(b, `,"answer":[`...)
-		for i, a := range e.Answer {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, a)
-		}
-		b = append(b, ']')
-	}
+	b = appendJSONList(b, `,"answer":[`, e.Answer)
 	b = appendJSONField(b, `,"answer_sha256":`, e.AnswerHash)
 	b = appendJSONField(b, `,"approved_for":`, e.ApprovedFor)
 	b = appendJSONField(b, `,"phone":`, e.Phone)
 	b = appendJSONField(b, `,"answered_by":`, e.AnsweredBy)
+	b = appendJSONList(b, `,"approvers":[`, e.Approvers)
+	if e.Approvals != 0 {
+		b = append(b, `,"approvals":`...)
+		b = strconv.AppendInt(b, int64(e.Approvals), 10)
+	}
+	b = appendJSONField(b, `,"by":`, e.By)
+	if !e.VotedAt.IsZero() {
+		b = append(b, `,"voted_at":"`...)
+		if b, err = e.VotedAt.AppendText(b); err != nil {
+			return nil, err
+		}
+		b = append(b, '"')
+	}
+	b = appendJSONList(b, `,"approved_by":[`, e.ApprovedBy)
+	b = appendJSONList(b, `,"denied_by":[`, e.DeniedBy)
 	return append(b, '}'), nil
+}
+
+// appendJSONList appends key (which opens the list) and the strings of
+// list, unless it is empty (omitempty).
+func appendJSONList(b []byte, key string, list []string) []byte {
+	if len(list) == 0 {
+		return b
+	}
+	b = append(b, key...)
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendJSONField appends key and s, unless s is empty (omitempty).

@@ -42,10 +42,11 @@ func TestEventLineMatchesJSON(t *testing.T) {
 	}
 	for _, at := range times {
 		checkEventLine(t, Event{Time: at})
+		checkEventLine(t, Event{Time: times[2], VotedAt: at, By: "Alice", Outcome: "approved"})
 		checkEventLine(t, sampleEvent(3))
 	}
 	for _, n := range []int{0, 1, -1, 1234, math.MaxInt, math.MinInt} {
-		checkEventLine(t, Event{Attempt: n, PID: n})
+		checkEventLine(t, Event{Attempt: n, PID: n, Approvals: n})
 	}
 	for _, s := range nastyStrings {
 		e := Event{Time: times[2]}
@@ -67,6 +68,7 @@ func TestEventLineMatchesJSON(t *testing.T) {
 	}
 	for _, answer := range [][]string{nil, {}, {""}, {"a", ""}, nastyStrings} {
 		checkEventLine(t, Event{Answer: answer, AnswerHash: "ab", ApprovedFor: "1h"})
+		checkEventLine(t, Event{Approvers: answer, Approvals: 2, ApprovedBy: answer, DeniedBy: answer})
 	}
 }
 

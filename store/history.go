@@ -49,6 +49,18 @@ type Event struct {
 	// event that records its end, when it was not the request's own
 	// dialog or Channel: "phone".
 	AnsweredBy string `json:"answered_by,omitempty"`
+	// Approvers and Approvals are the request's (Record.Approvers), on
+	// the events of a request of several approvers.
+	Approvers []string `json:"approvers,omitempty"`
+	Approvals int      `json:"approvals,omitempty"`
+	// By is who voted, on a vote event, whose Outcome says approved or
+	// denied, and VotedAt when, by the clock that took the vote.
+	By      string    `json:"by,omitempty"`
+	VotedAt time.Time `json:"voted_at,omitzero"`
+	// ApprovedBy and DeniedBy name who decided a request of several
+	// approvers, on the event that records its end.
+	ApprovedBy []string `json:"approved_by,omitempty"`
+	DeniedBy   []string `json:"denied_by,omitempty"`
 }
 
 // AppendEvent writes e as one JSON line at the end of the history file at

@@ -52,6 +52,12 @@ func sampleEvent(n int) Event {
 		Channel:     "elicitation",
 		Phone:       "also",
 		AnsweredBy:  "phone",
+		Approvers:   []string{"Alice", "Bob", "Carol"},
+		Approvals:   2,
+		By:          "Bob",
+		VotedAt:     time.Date(2025, 11, 22, 12, 59, n, 0, time.UTC),
+		ApprovedBy:  []string{"Alice", "Bob"},
+		DeniedBy:    []string{"Carol"},
 	}
 }
 

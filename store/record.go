@@ -129,6 +129,25 @@ type Record struct {
 	// waits for it any more, however its callers went: an agent hook's,
 	// which its host may kill.
 	EndsWithCaller bool
+
+	// Approvers name the people who decide a request asked of several,
+	// each on a phone of their own, and Approvals how many of them must
+	// approve (dialog.Request's); empty and 0 for a request of one person.
+	Approvers []string
+	Approvals int
+	// Votes are the votes counted so far, in the order they counted, one
+	// per person; once the request ended, the votes that decided it.
+	Votes []Vote
+}
+
+// Vote is one person's vote on a request of several approvers
+// (dialog.Vote, which the store does not import): who, whether they
+// approved (and for how long, with the approve-for button), and when.
+type Vote struct {
+	By       string
+	Approved bool
+	For      time.Duration
+	At       time.Time
 }
 
 // ApprovedAt reports whether r is an approval given for a while

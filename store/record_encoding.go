@@ -20,9 +20,9 @@ import (
 // ×2.18). encoding/json costs about 0.3 ms of every remembered answer and
 // takes P1 past its target (×2.0), so the codec stays.
 //
-// Format 5, every field always present, in Record's field order:
+// Format 6, every field always present, in Record's field order:
 //
-//	byte     0x05, the format (a JSON record, as earlier versions wrote, starts with '{')
+//	byte     0x06, the format (a JSON record, as earlier versions wrote, starts with '{')
 //	string   Identity, ContentHash, Title      uvarint length, then the bytes as they are
 //	bytes    Request                           uvarint length+1, then the bytes; 0 is nil
 //	string   Status, Reason
@@ -44,7 +44,14 @@ import (
 //	varint   ApprovedFor (nanoseconds)
 //	string   Phone, AnsweredBy, Note
 //	byte     EndsWithCaller: 0 or 1
+//	uvarint  the number of Approvers, then each as a string (none is nil)
+//	varint   Approvals
+//	uvarint  the number of Votes (none is nil), then each Vote:
+//	           string By, byte Approved (0 or 1), varint For (nanoseconds), time At
 //
+// Format 5 is format 6 without its last three fields: a request of one
+// person. It is written for every record that holds nothing of format
+// 6's, so that versions before it read it.
 // Format 4 is format 5 without its last four fields: a request asked
 // without the phone that may outlive its callers. It is written for every record that holds nothing
 // of format 5's, so that versions before it read it.
@@ -74,6 +81,7 @@ const (
 	recordFormat3 = 0x03
 	recordFormat4 = 0x04
 	recordFormat5 = 0x05
+	recordFormat6 = 0x06
 )
 
 const (
@@ -93,6 +101,11 @@ const (
 // an answer of the person's own, with room to spare.
 const maxAnswers = 64
 
+// maxPeople bounds the approvers and the votes a record may hold: a
+// request asks at most 16 people (dialog.MaxApprovers), each of whom
+// votes once, with room to spare.
+const maxPeople = 64
+
 // errRecordTime is returned when a record holds a time the JSON form could
 // not have held.
 var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone offset of a day or more")
@@ -103,8 +116,8 @@ var errRecordTime = errors.New("time outside of years 0 to 9999 or with a zone o
 func MarshalRecord(r Record) ([]byte, error) { return encodeRecord(&r) }
 
 // encodeRecord returns r in the oldest binary format that holds all of
-// it: format 5 for a request that involves the phone or ends with its
-// callers, format 4 for one
+// it: format 6 for a request of several approvers, format 5 for one that
+// involves the phone or ends with its callers, format 4 for one
 // beyond format 3 (a question beyond yes or no, or an approval for a
 // while), and format 3 otherwise. Versions before a format read the older
 // ones, rather than setting aside as corrupt a store that an older
@@ -117,12 +130,21 @@ func encodeRecord(r *Record) ([]byte, error) {
 	for _, a := range r.Answers {
 		n += len(a) + 2
 	}
+	for _, a := range r.Approvers {
+		n += len(a) + 2
+	}
+	for _, v := range r.Votes {
+		n += len(v.By) + 32
+	}
 	format := byte(recordFormat3)
 	if r.Kind != "" || r.Multiple || len(r.Answers) > 0 || r.Typed || r.ApprovedFor != 0 {
 		format = recordFormat4
 	}
 	if r.Phone != "" || r.AnsweredBy != "" || r.Note != "" || r.EndsWithCaller {
 		format = recordFormat5
+	}
+	if len(r.Approvers) > 0 || r.Approvals != 0 || len(r.Votes) > 0 {
+		format = recordFormat6
 	}
 	b := make([]byte, 0, n)
 	b = append(b, format)
@@ -184,12 +206,33 @@ func encodeRecord(r *Record) ([]byte, error) {
 	b = appendLenString(b, r.Phone)
 	b = appendLenString(b, r.AnsweredBy)
 	b = appendLenString(b, r.Note)
-	if r.EndsWithCaller {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
+	b = appendBool(b, r.EndsWithCaller)
+	if format < recordFormat6 {
+		return b, nil
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Approvers)))
+	for _, a := range r.Approvers {
+		b = appendLenString(b, a)
+	}
+	b = binary.AppendVarint(b, int64(r.Approvals))
+	b = binary.AppendUvarint(b, uint64(len(r.Votes)))
+	for _, v := range r.Votes {
+		b = appendLenString(b, v.By)
+		b = appendBool(b, v.Approved)
+		b = binary.AppendVarint(b, int64(v.For))
+		var err error
+		if b, err = appendTime(b, v.At); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
 }
 
 func appendLenString(b []byte, s string) []byte {
@@ -231,7 +274,7 @@ func decode(v []byte, r *Record) error {
 	var rec Record
 	var err error
 	switch {
-	case len(v) > 0 && recordFormat1 <= v[0] && v[0] <= recordFormat5:
+	case len(v) > 0 && recordFormat1 <= v[0] && v[0] <= recordFormat6:
 		rec, err = decodeRecord(v)
 	case len(v) > 0 && v[0] == '{':
 		rec, err = decodeJSONRecord(v)
@@ -303,7 +346,7 @@ func decodeJSONRecord(v []byte) (Record, error) {
 	return l.record(), err
 }
 
-// decodeRecord reads a record in format 1 to 5. It never panics and allocates no
+// decodeRecord reads a record in format 1 to 6. It never panics and allocates no
 // more than twice len(v), whatever the lengths it reads claim.
 func decodeRecord(v []byte) (Record, error) {
 	d := recordDecoder{buf: v, off: 1, text: string(v)}
@@ -358,6 +401,23 @@ func decodeRecord(v []byte) (Record, error) {
 		r.AnsweredBy = d.string()
 		r.Note = d.string()
 		r.EndsWithCaller = d.bool("EndsWithCaller")
+	}
+	if v[0] >= recordFormat6 {
+		// As with the answers: a count beyond any request's, or beyond
+		// the bytes left, is damage, refused before anything is made.
+		if n := d.count("approvers"); n > 0 {
+			r.Approvers = make([]string, n)
+			for i := range r.Approvers {
+				r.Approvers[i] = d.string()
+			}
+		}
+		r.Approvals = d.int()
+		if n := d.count("votes"); n > 0 {
+			r.Votes = make([]Vote, n)
+			for i := range r.Votes {
+				r.Votes[i] = Vote{By: d.string(), Approved: d.bool("Vote.Approved"), For: time.Duration(d.varint()), At: d.time()}
+			}
+		}
 	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.fail("%d bytes after the last field", len(d.buf)-d.off)
@@ -421,6 +481,17 @@ func (d *recordDecoder) uvarint() uint64 {
 	}
 	d.off += n
 	return x
+}
+
+// count reads the number of a list's elements, each of which takes at
+// least a byte: more than maxPeople, or than the bytes left, is damage.
+func (d *recordDecoder) count(what string) uint64 {
+	n := d.uvarint()
+	if d.err == nil && (n > maxPeople || n > uint64(len(d.buf)-d.off)) {
+		d.fail("%d %s in %d bytes", n, what, len(d.buf)-d.off)
+		return 0
+	}
+	return n
 }
 
 func (d *recordDecoder) varint() int64 {

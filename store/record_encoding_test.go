@@ -106,6 +106,15 @@ func randomRecord(rng *rand.Rand, zones []*time.Location) Record {
 		r.Note = randomString(rng)
 		r.EndsWithCaller = rng.IntN(2) == 0
 	}
+	if rng.IntN(4) == 0 {
+		for range rng.IntN(4) {
+			r.Approvers = append(r.Approvers, randomString(rng))
+		}
+		r.Approvals = anInt()
+		for range rng.IntN(4) {
+			r.Votes = append(r.Votes, Vote{By: randomString(rng), Approved: rng.IntN(2) == 0, For: time.Duration(anInt()), At: randomTime(rng, zones)})
+		}
+	}
 	switch rng.IntN(3) {
 	case 0:
 		r.Request = nil
@@ -184,10 +193,13 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 	for i := range 5000 {
 		want := randomRecord(rng, zones)
 		enc := mustEncode(t, want)
-		beyond4 := want.Phone != "" || want.AnsweredBy != "" || want.Note != "" || want.EndsWithCaller
-		beyond3 := !beyond4 && (want.Kind != "" || want.Multiple || len(want.Answers) > 0 || want.Typed || want.ApprovedFor != 0)
+		beyond5 := len(want.Approvers) > 0 || want.Approvals != 0 || len(want.Votes) > 0
+		beyond4 := !beyond5 && (want.Phone != "" || want.AnsweredBy != "" || want.Note != "" || want.EndsWithCaller)
+		beyond3 := !beyond5 && !beyond4 && (want.Kind != "" || want.Multiple || len(want.Answers) > 0 || want.Typed || want.ApprovedFor != 0)
 		wantFormat := byte(recordFormat3)
 		switch {
+		case beyond5:
+			wantFormat = recordFormat6
 		case beyond4:
 			wantFormat = recordFormat5
 		case beyond3:
@@ -211,6 +223,15 @@ func TestRecordEncodingRoundTrip(t *testing.T) {
 			if w.IsZero() && g != (time.Time{}) {
 				t.Fatalf("record %d: zero time %d came back as %#v", i, j, g)
 			}
+		}
+		for j := range want.Votes {
+			g, w := got.Votes[j].At, want.Votes[j].At
+			_, goff := g.Zone()
+			_, woff := w.Zone()
+			if !g.Equal(w) || goff != woff || g.IsZero() != w.IsZero() {
+				t.Fatalf("record %d: vote %d at %v, want %v", i, j, g, w)
+			}
+			want.Votes[j].At = g
 		}
 		// Once times are the ones read back, the rest is exact.
 		want.RequestedAt, want.ShownAt, want.EndedAt, want.Deadline = got.RequestedAt, got.ShownAt, got.EndedAt, got.Deadline
@@ -240,10 +261,19 @@ func TestRecordEncodingKeepsEveryField(t *testing.T) {
 		case reflect.Bool:
 			f.SetBool(true)
 		case reflect.Slice:
-			if f.Type().Elem().Kind() == reflect.String {
+			switch f.Type().Elem() {
+			case reflect.TypeFor[string]():
 				f.Set(reflect.ValueOf([]string{"a" + v.Type().Field(i).Name, ""}))
-			} else {
+			case reflect.TypeFor[byte]():
 				f.SetBytes([]byte("b" + v.Type().Field(i).Name))
+			case reflect.TypeFor[Vote]():
+				// Each of Vote's fields set, in each of the two votes.
+				f.Set(reflect.ValueOf([]Vote{{By: "alice", Approved: true, For: time.Hour, At: at}, {By: "bob", For: -1, At: at.Add(time.Second)}}))
+				if n := reflect.TypeFor[Vote]().NumField(); n != 4 {
+					t.Fatalf("Vote has %d fields; this test sets 4", n)
+				}
+			default:
+				t.Fatalf("Record.%s is a slice of %s, which the encoding does not know", v.Type().Field(i).Name, f.Type().Elem())
 			}
 		case reflect.Struct:
 			f.Set(reflect.ValueOf(at.Add(time.Duration(i) * time.Hour)))
@@ -298,7 +328,12 @@ func checkRecordEncodingMatchesJSON(t *testing.T) {
 		fromJSON.Uncollected, fromJSON.CollectWithin, fromJSON.Channel, fromJSON.Origin = r.Uncollected, r.CollectWithin, r.Channel, r.Origin
 		fromJSON.Kind, fromJSON.Multiple, fromJSON.Answers, fromJSON.Typed, fromJSON.ApprovedFor = r.Kind, r.Multiple, r.Answers, r.Typed, r.ApprovedFor
 		fromJSON.Phone, fromJSON.AnsweredBy, fromJSON.Note, fromJSON.EndsWithCaller = r.Phone, r.AnsweredBy, r.Note, r.EndsWithCaller
+		fromJSON.Approvers, fromJSON.Approvals, fromJSON.Votes = r.Approvers, r.Approvals, r.Votes
 		fromBinary := mustDecode(t, mustEncode(t, r))
+		// The JSON form had no votes, whose times the round trip checks.
+		if len(fromBinary.Votes) == len(r.Votes) {
+			fromBinary.Votes = r.Votes
+		}
 		if !reflect.DeepEqual(fromBinary, fromJSON) {
 			t.Fatalf("record %d from JSON %s\n got %#v\nwant %#v", i, js, fromBinary, fromJSON)
 		}
@@ -491,7 +526,7 @@ func corruptRecords(t testing.TB) map[string][]byte {
 	return map[string][]byte{
 		"empty":                  {},
 		"unknown format 0x00":    append([]byte{0}, good[1:]...),
-		"unknown format 0x05":    append([]byte{5}, good[1:]...),
+		"unknown format 0x07":    append([]byte{7}, good[1:]...),
 		"JSON array":             []byte(`[1]`),
 		"leading space JSON":     []byte(` {}`),
 		"format byte only":       {recordFormat1},
@@ -788,6 +823,40 @@ func TestOlderRecordFormatsDecode(t *testing.T) {
 	want.Phone, want.AnsweredBy, want.Note, want.EndsWithCaller = "", "", "", false
 	if got := mustDecode(t, append(append([]byte{recordFormat5}, v4[1:]...), 0, 0, 0, 0)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("format 5 without the phone decodes to %#v, want %#v", got, want)
+	}
+	// Format 6 is format 5 followed by the Approvers, Approvals and the
+	// Votes; a format 5 record carrying them has bytes after its end, and
+	// a record with none of them is written in format 5, which versions
+	// before named approvers read.
+	want.Phone, want.AnsweredBy, want.Note, want.EndsWithCaller = "also", "phone", "", false
+	if v := mustEncode(t, want); v[0] != recordFormat5 {
+		t.Fatalf("a request of one person on the phone is written in format %#x", v[0])
+	}
+	want.Approvers, want.Approvals = []string{"Alice", "Bob", "Carol"}, 2
+	want.Votes = []Vote{{By: "Alice", Approved: true, At: time.Unix(1e9, 5).UTC()}, {By: "Carol", For: time.Hour, At: time.Unix(1e9+1, 0).In(time.FixedZone("", 3600))}}
+	v6 := mustEncode(t, want)
+	if v6[0] != recordFormat6 {
+		t.Fatalf("a request of several approvers is written in format %#x", v6[0])
+	}
+	if got := mustDecode(t, v6); !sameRecord(got, want) || !got.Votes[1].At.Equal(want.Votes[1].At) {
+		t.Fatalf("format 6 decodes to %#v, want %#v", got, want)
+	}
+	if err := decode(append([]byte{recordFormat5}, v6[1:]...), &r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("format 5 with trailing fields decodes with %v, want ErrCorrupt", err)
+	}
+	// Counts of approvers or votes beyond any request's, or beyond the
+	// bytes left, are damage. (v5 is followed by: the count of approvers,
+	// Approvals, the count of votes.)
+	v5 = mustEncode(t, Record{Identity: "id", Phone: "only"})
+	head6 := append([]byte{recordFormat6}, v5[1:]...)
+	for _, tail := range [][]byte{{65}, {0xff, 0xff, 0xff, 0xff, 0x0f}, {0, 2, 65}, {0, 2, 3}} {
+		v := append(append(append([]byte{}, head6...), tail...), bytes.Repeat([]byte{0}, 70)...)
+		if err := decode(v, &r); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("format 6 ending %x decodes with %v, want ErrCorrupt", tail, err)
+		}
+	}
+	if got := mustDecode(t, append(append([]byte{}, head6...), 0, 0, 0)); got.Approvers != nil || got.Votes != nil || got.Phone != "only" {
+		t.Fatalf("format 6 without approvers decodes to %#v", got)
 	}
 }
 
