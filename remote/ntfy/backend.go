@@ -633,7 +633,7 @@ func (b *Backend) tellWhenClosed(ctx context.Context, cl client, r dialog.Reques
 		case e.fleet == recSupersede:
 			text = "This request was replaced by a newer one at " + at + "."
 		}
-		if e.progress != "" && e.tapped == "" {
+		if e.progress != "" && e.tapped == "" && (closed == nil || closed.Answer == nil && closed.Status != "approved" && closed.Status != "denied") {
 			// "This request expired at 14:05 with 1 of 2 approvals."
 			text = strings.TrimSuffix(text, ".") + " with " + e.progress + " approvals."
 		}

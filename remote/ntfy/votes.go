@@ -126,7 +126,9 @@ func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
 		ts = append(ts, t)
 	}
 	slices.SortFunc(ts, func(a, b tapped) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.bt.voter, b.bt.voter))
+		// Within a second, denies first: the votes then read, in their
+		// order, as they decide (dialog.Voted).
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(denies(b.bt), denies(a.bt)), cmp.Compare(a.bt.voter, b.bt.voter))
 	})
 	var votes []dialog.Vote
 	approvals, needed := 0, max(q.approvals, 1)
@@ -162,6 +164,13 @@ func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
 		}
 	}
 	return nil, votes
+}
+
+func denies(bt *button) int {
+	if bt.choice == "deny" {
+		return 1
+	}
+	return 0
 }
 
 // decide is what taps give q: for a vote, its tally; for a request of one
@@ -207,7 +216,6 @@ func progressText(v dialog.Vote, votes []dialog.Vote, approvals int) string {
 // it, and q is to be asked anew.
 func (b *Backend) awaitVotes(ctx context.Context, cl client, r dialog.Request, q *question, sub *subscription, asked time.Time) (ans dialog.Answer, err error, again bool) {
 	v := &votesSeen{told: map[string]bool{}}
-	local := make(chan tapped, dialog.MaxApprovers)
 	if q.joined() {
 		// Votes given before the join were read as another request's.
 		ended, taps := b.votesOnRecord(ctx, cl, q)
@@ -235,11 +243,29 @@ func (b *Backend) awaitVotes(ctx context.Context, cl client, r dialog.Request, q
 			}
 			t = tapped{bt: rp.b, at: rp.at, recorded: rp.elsewhere}
 		case vote := <-b.Votes:
-			b.localVote(cl, q, vote, local)
-			continue
-		case t = <-local:
+			var ok bool
+			if t, ok = b.localVote(cl, q, vote); !ok {
+				continue
+			}
 		case <-ctx.Done():
-			b.tellWhenClosed(ctx, cl, r, q, asked, ending{progress: v.progress(q)})
+			// A vote given here as the request closed (a deny in the
+			// dialog, which ends it here at once) still counts, and
+			// reaches the fleet.
+			for more := true; more; {
+				select {
+				case vote := <-b.Votes:
+					if t, ok := b.localVote(cl, q, vote); ok {
+						b.count(cl, r, q, v, t)
+					}
+				default:
+					more = false
+				}
+			}
+			e := ending{progress: v.progress(q)}
+			if bt, _ := q.tally(v.taps); bt != nil {
+				e = ending{tapped: tappedText(bt, false), byRecord: true}
+			}
+			b.tellWhenClosed(ctx, cl, r, q, asked, e)
 			return dialog.Answer{}, ctx.Err(), false
 		}
 		if bt, done := b.count(cl, r, q, v, t); done {
@@ -267,7 +293,12 @@ func (v *votesSeen) progress(q *question) string {
 // to Voted, and, where it does not decide, to the phones.
 func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, t tapped) (*button, bool) {
 	for _, seen := range v.taps {
-		if seen.bt.by == t.bt.by && seen.at < t.at {
+		switch {
+		case seen.bt == t.bt && t.recorded && seen.recorded:
+			// A vote given here, counted at once, back from the fleet's
+			// record.
+			return nil, false
+		case seen.bt.by == t.bt.by && seen.at < t.at:
 			b.ignored(ignoredAgain(t.bt.by))
 			return nil, false
 		}
@@ -357,31 +388,25 @@ func (b *Backend) votesOnRecord(ctx context.Context, cl client, q *question) (st
 }
 
 // localVote takes vote, given on this machine by one of q's people (the
-// local dialog's click): for a fleet, it records it as the person's
-// answer on the reply topic, which brings it back to every machine, this
-// one included, as a tap; without one, or where it cannot be recorded, it
-// counts here at this machine's time, on local.
-func (b *Backend) localVote(cl client, q *question, vote dialog.Vote, local chan<- tapped) {
+// local dialog's click), as their tap here and now, by this machine's
+// clock, and, for a fleet, records it as the person's answer on the reply
+// topic, from which every other machine counts it, by the server's clock.
+// ok is false for a vote of a person who is not one of q's.
+func (b *Backend) localVote(cl client, q *question, vote dialog.Vote) (t tapped, ok bool) {
 	bt := q.personButton(vote)
 	if bt == nil {
 		b.ignored("a vote given on this machine for " + strconv.Quote(vote.By) + ", who is not one of this request's approvers")
-		return
+		return tapped{}, false
 	}
-	if q.key == nil {
-		local <- tapped{bt: bt, at: b.now().Unix(), recorded: true}
-		return
+	if q.key != nil {
+		id, closes, _ := q.current()
+		b.followUps.Add(1)
+		go func() {
+			defer b.followUps.Done()
+			b.publishRecord(cl, q, answerBody(q, id, closes, bt), "answer")
+		}()
 	}
-	id, closes, _ := q.current()
-	b.followUps.Add(1)
-	go func() {
-		defer b.followUps.Done()
-		if !b.publishRecord(cl, q, answerBody(q, id, closes, bt), "answer") {
-			select {
-			case local <- tapped{bt: bt, at: b.now().Unix(), recorded: true}:
-			default:
-			}
-		}
-	}()
+	return tapped{bt: bt, at: b.now().Unix(), recorded: true}, true
 }
 
 // personButton is the button of vote's person that stands for its

@@ -98,11 +98,14 @@ func notYet(t *testing.T, a *asking, after string) {
 	}
 }
 
+// votesOf lists ans's votes by name: the order of one second's votes is
+// the tally's, denies first.
 func votesOf(ans dialog.Answer) string {
 	var s []string
 	for _, v := range ans.Votes {
 		s = append(s, fmt.Sprintf("%s:%v", v.By, v.Approved))
 	}
+	slices.Sort(s)
 	return strings.Join(s, " ")
 }
 

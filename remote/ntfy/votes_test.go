@@ -45,6 +45,11 @@ func tallyOf(t *testing.T, approvals int, taps ...string) string {
 	what := "undecided"
 	if bt != nil {
 		what = bt.choice
+		// The engine records the outcome only where its votes, read in
+		// order, say it too.
+		if decided, approved := dialog.Voted(votes, approvals); !decided || approved != (bt.choice != "deny") {
+			t.Errorf("%v: the tally says %s, but its votes read in order say decided %v, approved %v", taps, bt.choice, decided, approved)
+		}
 	}
 	return what + " [" + strings.Join(vs, " ") + "]"
 }
@@ -70,8 +75,9 @@ func TestTally(t *testing.T) {
 		// One deny denies, at once, before the approvals can decide.
 		{2, []string{"Alice:approve@1", "Carol:deny@2", "Bob:approve@3"}, "deny [Alice+ Carol-]"},
 		// A deny in the second of the deciding approval denies.
-		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@2"}, "deny [Alice+ Bob+ Carol-]"},
-		{2, []string{"Carol:deny@2", "Alice:approve@1", "Bob:approve@2"}, "deny [Alice+ Bob+ Carol-]"},
+		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@2"}, "deny [Alice+ Carol- Bob+]"},
+		{2, []string{"Carol:deny@2", "Alice:approve@1", "Bob:approve@2"}, "deny [Alice+ Carol- Bob+]"},
+		{3, []string{"Alice:approve@1", "Bob:approve@1", "Carol:deny@1"}, "deny [Carol- Alice+ Bob+]"},
 		// A deny after the decision changes nothing.
 		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@3"}, "approve [Alice+ Bob+]"},
 		// Approved for a while only as long as every approval counted says.
