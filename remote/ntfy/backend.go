@@ -308,6 +308,19 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 			return nil
 		}
 	}
+	if ctx.Err() != nil {
+		// The request ended before it was put on the phone (it expired
+		// while its claim settled): the person is told nothing of a
+		// request they never saw, and no machine joins the claim.
+		if claimed {
+			b.followUps.Add(1)
+			go func() {
+				defer b.followUps.Done()
+				b.record(cl, q, q.ownID, recEnd)
+			}()
+		}
+		return ctx.Err()
+	}
 	if err := b.publishRequest(ctx, cl, r, q); err != nil {
 		if ctx.Err() != nil {
 			// The request ended while the message was on its way: it may
