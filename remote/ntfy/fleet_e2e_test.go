@@ -614,3 +614,78 @@ func awaitOneFollowUp(t *testing.T, phone *ntfytest.Phone, prefix string) {
 		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
 	}
 }
+
+// A request that ends while its claim settles, before it was put on the
+// phone (a short --timeout on a loaded machine), tells the phone nothing:
+// its person never saw it, and a follow-up would speak of a request they
+// cannot find. Its claim is ended for the fleet.
+func TestFleetEndedBeforeThePhoneTellsNothing(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	m := newMachine(fleetConfig(t, s), 0)
+	g := &gated{next: m.HTTP.Transport, looked: make(chan struct{}), claimed: make(chan struct{})}
+	m.HTTP.Transport = g
+	ctx, end := context.WithCancelCause(context.Background())
+	a := ask(ctx, m.Backend, confirmRequest("Rotate the keys?"))
+	<-g.claimed
+	end(&dialog.Closed{What: "This request expired", Status: "expired"})
+	if _, err := a.wait(t); err == nil {
+		t.Fatal("a request that expired returned an answer")
+	}
+	// Finish has returned: whatever the machine sent is on the server.
+	if err := publish(s, "marker"); err != nil {
+		t.Fatal(err)
+	}
+	if first := phone.Await(1); first.Message != "marker" {
+		t.Fatalf("the phone was told %q of a request it never showed", first.Message)
+	}
+	ms := pollReplies(t, s)
+	ended := false
+	for _, msg := range ms {
+		ended = ended || strings.Contains(msg.Message, "rec=end") && strings.Contains(msg.Message, "req="+g.claimID)
+	}
+	if !ended {
+		t.Fatalf("the claim of %s was not ended: %d messages on the reply topic", g.claimID, len(ms))
+	}
+}
+
+// publish sends text to s's request topic with the asking token, as a
+// marker after which nothing more comes.
+func publish(s *ntfytest.Server, text string) error {
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/"+s.Topic, strings.NewReader(text))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.AskerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("publishing: %s", resp.Status)
+	}
+	return nil
+}
+
+// pollReplies reads every message of s's reply topic, with the asking
+// token.
+func pollReplies(t *testing.T, s *ntfytest.Server) []message {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/"+s.ReplyTopic+"/json?poll=1&since=all", nil)
+	req.Header.Set("Authorization", "Bearer "+s.AskerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ms []message
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var m message
+		if dec.Decode(&m) != nil {
+			return ms
+		}
+		ms = append(ms, m)
+	}
+}
