@@ -13,3 +13,6 @@ func ownedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
 }
+
+// sharingViolation is Windows' alone: a file here opens whoever holds it.
+func sharingViolation(error) bool { return false }

@@ -2,8 +2,21 @@
 
 package store
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+
+	"golang.org/x/sys/windows"
+)
 
 // ownedByMe accepts every directory on Windows, where the per-user profile
 // directories that XDG maps to are already private to their user.
 func ownedByMe(fs.FileInfo) bool { return true }
+
+// sharingViolation reports whether err is Windows' refusal to open a file
+// that another process holds in a way that shares nothing: briefly, as
+// another process links the new store into place and deletes the name it
+// built it under (create), which opens the file for deletion.
+func sharingViolation(err error) bool {
+	return errors.Is(err, windows.ERROR_SHARING_VIOLATION)
+}

@@ -221,6 +221,10 @@ func (s *Store) update(fn func(*bolt.Bucket) error) error {
 	}
 }
 
+// sharingRetry is how often open tries again a store file that Windows
+// would not open for a moment (sharingViolation).
+const sharingRetry = 20 * time.Millisecond
+
 // open opens the bbolt file. It returns (nil, nil) when the file was found
 // corrupt and has been set aside.
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
@@ -240,13 +244,21 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		return nil, nil
 	}
 	var db *bolt.DB
-	err = guard(func() (err error) {
-		db, err = bolt.Open(s.path, 0o600, &bolt.Options{
-			Timeout:  s.lockTimeout,
-			ReadOnly: readOnly,
+	for waited := time.Duration(0); ; waited += sharingRetry {
+		err = guard(func() (err error) {
+			db, err = bolt.Open(s.path, 0o600, &bolt.Options{
+				Timeout:  s.lockTimeout,
+				ReadOnly: readOnly,
+			})
+			return err
 		})
-		return err
-	})
+		if !sharingViolation(err) || waited >= s.lockTimeout {
+			break
+		}
+		// Another process is creating the store (Windows): it is
+		// done within moments, and the lock's timeout bounds the wait.
+		time.Sleep(sharingRetry)
+	}
 	switch {
 	case err == nil:
 		return db, nil
