@@ -46,18 +46,27 @@ func localUser(t *testing.T) string {
 	return u.Username
 }
 
+// meAndBob is a harness under a real X server whose phone is set up beside
+// the dialog, with two people: this machine's user, on the first phone,
+// and bob, on his own.
+func meAndBob(t *testing.T) (h *e2e.Harness, me string, mine, bobs *ntfytest.Phone) {
+	t.Helper()
+	h = e2e.NewRealHarness(t)
+	me = localUser(t)
+	s, people := ntfytest.NewWithPeople(t, me, "bob")
+	mine = phoneSetUp(t, h, s, "also")
+	bobs = ntfytest.NewPhoneOf(t, s, people[1])
+	addPeople(t, h, people)
+	return h, me, mine, bobs
+}
+
 // Under a real X server, a request of two approvals of which this
 // machine's user is one: the real zenity dialog is shown beside the
 // phones, and Cancel there is that person's deny, which denies at once:
 // the caller exits 1 naming them, the history records the vote, and the
 // phone is told.
 func TestApproversDenyInTheRealDialog(t *testing.T) {
-	h := e2e.NewRealHarness(t)
-	me := localUser(t)
-	s, people := ntfytest.NewWithPeople(t, me, "bob")
-	phone := phoneSetUp(t, h, s, "also")
-	bobs := ntfytest.NewPhoneOf(t, s, people[1])
-	addPeople(t, h, people)
+	h, me, phone, bobs := meAndBob(t)
 
 	title := h.Title("RD-approvers")
 	r := h.Start("--json", "--title", title, "--message", "Migrate the production database?", "--approvals", "2", "--wait", "2m")
@@ -86,12 +95,7 @@ func TestApproversDenyInTheRealDialog(t *testing.T) {
 // tap on his own phone is the second, and approves. The result names
 // both, in order.
 func TestApproversApproveInTheRealDialogAndOnAPhone(t *testing.T) {
-	h := e2e.NewRealHarness(t)
-	me := localUser(t)
-	s, people := ntfytest.NewWithPeople(t, me, "bob")
-	phone := phoneSetUp(t, h, s, "also")
-	bobs := ntfytest.NewPhoneOf(t, s, people[1])
-	addPeople(t, h, people)
+	h, me, phone, bobs := meAndBob(t)
 
 	title := h.Title("RD-approvers-both")
 	r := h.Start("--json", "--title", title, "--message", "Promote the release?", "--approvals", "2", "--wait", "2m")

@@ -1,6 +1,10 @@
 package ntfytest
 
-import "strings"
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
 
 // Person is one of a server's named approvers: the topic their phone
 // reads, with an account of their own that reads it and nothing else.
@@ -39,4 +43,24 @@ func NewWithPeople(t TB, names ...string) (*Server, []Person) {
 func NewPhoneOf(t TB, s *Server, p Person) *Phone {
 	t.Helper()
 	return newPhone(t, s, p.Topic, p.Token, "")
+}
+
+// Publish sends text to the request topic with the asking token, as the
+// asking side would: a reference message, or a marker after which nothing
+// more comes.
+func (s *Server) Publish(text string) error {
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/"+s.Topic, strings.NewReader(text))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.AskerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("publishing to %s: %s", s.Topic, resp.Status)
+	}
+	return nil
 }

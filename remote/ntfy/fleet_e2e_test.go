@@ -633,7 +633,7 @@ func TestFleetEndedBeforeThePhoneTellsNothing(t *testing.T) {
 		t.Fatal("a request that expired returned an answer")
 	}
 	// Finish has returned: whatever the machine sent is on the server.
-	if err := publish(s, "marker"); err != nil {
+	if err := s.Publish("marker"); err != nil {
 		t.Fatal(err)
 	}
 	if first := phone.Await(1); first.Message != "marker" {
@@ -647,25 +647,6 @@ func TestFleetEndedBeforeThePhoneTellsNothing(t *testing.T) {
 	if !ended {
 		t.Fatalf("the claim of %s was not ended: %d messages on the reply topic", g.claimID, len(ms))
 	}
-}
-
-// publish sends text to s's request topic with the asking token, as a
-// marker after which nothing more comes.
-func publish(s *ntfytest.Server, text string) error {
-	req, err := http.NewRequest(http.MethodPost, s.URL+"/"+s.Topic, strings.NewReader(text))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+s.AskerToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("publishing: %s", resp.Status)
-	}
-	return nil
 }
 
 // pollReplies reads every message of s's reply topic, with the asking

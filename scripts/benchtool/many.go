@@ -52,7 +52,7 @@ func (b *bench) many(t *benchT, ce caseEnv) error {
 	var ref []float64
 	for i := range 6 {
 		t0 := time.Now()
-		if err := publish(s, fmt.Sprintf("reference %d", i)); err != nil {
+		if err := s.Publish(fmt.Sprintf("reference %d", i)); err != nil {
 			return err
 		}
 		if i > 0 {

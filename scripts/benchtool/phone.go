@@ -170,7 +170,7 @@ func (b *bench) phone(t *benchT, ce caseEnv) error {
 	// just before the request to its arrival on the phone.
 	roundTrip := func() (float64, error) {
 		t0 := time.Now()
-		if err := publish(s, fmt.Sprintf("reference %d", seen)); err != nil {
+		if err := s.Publish(fmt.Sprintf("reference %d", seen)); err != nil {
 			return 0, err
 		}
 		seen++
@@ -271,22 +271,4 @@ func headlessEnv(env []string) []string {
 		}
 	}
 	return out
-}
-
-// publish sends text to s's request topic with the asking token.
-func publish(s *ntfytest.Server, text string) error {
-	req, err := http.NewRequest(http.MethodPost, s.URL+"/"+s.Topic, strings.NewReader(text))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+s.AskerToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("publishing the reference: %s", resp.Status)
-	}
-	return nil
 }

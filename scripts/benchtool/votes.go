@@ -51,7 +51,7 @@ func (b *bench) votes(t *benchT, ce caseEnv) error {
 	}
 	roundTrip := func() (float64, error) {
 		t0 := time.Now()
-		if err := publish(s, "reference"); err != nil {
+		if err := s.Publish("reference"); err != nil {
 			return 0, err
 		}
 		seen[0]++
