@@ -1,7 +1,6 @@
 package ntfytest
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 )
@@ -16,14 +15,7 @@ const Password = "not-used-here"
 // test.
 func NewBare(t TB) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Program(t), dir: t.TempDir()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Addr = ln.Addr().String()
-	s.URL = "http://" + s.Addr
-	ln.Close()
+	s := newServer(t, nil)
 	// The server makes its auth file when it first starts.
 	s.Start()
 	return s

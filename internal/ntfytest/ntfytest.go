@@ -91,14 +91,8 @@ func New(t TB, grants ...[]string) *Server {
 // limits.
 func NewWith(t TB, flags []string, grants ...[]string) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Flags: flags, Topic: "requests", ReplyTopic: "replies"}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Addr = ln.Addr().String()
-	s.URL = "http://" + s.Addr
-	ln.Close()
+	s := newServer(t, flags)
+	s.Topic, s.ReplyTopic = "requests", "replies"
 	// The server makes its auth file when it first starts; the accounts
 	// are made then, and the server started again: a token added while it
 	// runs is refused for a while.
@@ -119,10 +113,25 @@ func NewWith(t TB, flags []string, grants ...[]string) *Server {
 	return s
 }
 
+// newServer is a server of the test's, not started yet: ntfy, a directory
+// of its own, a free port on 127.0.0.1, and flags for ntfy serve.
+func newServer(t TB, flags []string) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Flags: flags}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Addr = ln.Addr().String()
+	s.URL = "http://" + s.Addr
+	ln.Close()
+	return s
+}
+
 func (s *Server) ntfy(args ...string) string {
 	s.t.Helper()
 	c := exec.Command(s.bin, args...)
-	c.Env = append(os.Environ(), "NTFY_AUTH_FILE="+filepath.Join(s.dir, "auth.db"), "NTFY_PASSWORD=not-used-here")
+	c.Env = s.CLIEnv()
 	out, err := c.CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("ntfy %s: %v\n%s", strings.Join(args, " "), err, out)
