@@ -240,6 +240,8 @@ type Running struct {
 	Ended   time.Time
 	Done    chan struct{}
 	Err     error
+
+	mu sync.Mutex // guards Cmd where a run under Wine is started again
 }
 
 // NothingRenders makes every dialog program that the holders of this
@@ -280,7 +282,14 @@ func (h *Harness) Start(args ...string) *Running {
 	r.Cmd.Stdout, r.Cmd.Stderr = &r.Stdout, &r.Stderr
 	r.Started = time.Now()
 	Must(h.T, r.Cmd.Start())
-	go func() { r.Err = waitWine(r.Cmd); r.Ended = time.Now(); close(r.Done) }()
+	go func() {
+		r.Err = waitWine(r.Cmd)
+		if h.Wine != "" {
+			h.againWhereWineDidNotStart(r, args)
+		}
+		r.Ended = time.Now()
+		close(r.Done)
+	}()
 	return r
 }
 
@@ -290,7 +299,9 @@ func (r *Running) Wait(limit time.Duration) Outcome {
 	select {
 	case <-r.Done:
 	case <-time.After(limit):
+		r.mu.Lock()
 		r.Cmd.Process.Kill()
+		r.mu.Unlock()
 		<-r.Done
 		r.H.T.Fatalf("ask-confirm %s did not exit within %s; stderr: %s", strings.Join(r.Cmd.Args[1:], " "), limit, r.Stderr.String())
 	}
