@@ -102,8 +102,8 @@ type Report struct {
 
 // Inspect returns Detect's findings and more: the backend's path and
 // version, the OS release and how a holder would be detached. It may run
-// the dialog program with --version, for at most two seconds, or until
-// ctx ends.
+// the dialog program with --version and --help-general, each for at most
+// ten seconds, or until ctx ends.
 func Inspect(ctx context.Context) Report {
 	r := inspect(ctx)
 	r.OS, r.Arch = runtime.GOOS, runtime.GOARCH

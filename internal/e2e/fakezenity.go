@@ -55,7 +55,12 @@ const fakeRenderTime = 500 * time.Millisecond
 // FakeRenderEnv overrides fakeRenderTime, as a Go duration.
 const FakeRenderEnv = "ASK_CONFIRM_TEST_FAKE_RENDER"
 
-// fakeZenity stands in for the zenity program. It records each call as
+// FakeZenityVersion is what the scripted zenity prints for --version.
+const FakeZenityVersion = "3.44.0-scripted"
+
+// fakeZenity stands in for the zenity program. For --version and
+// --help-general it prints a version and the --extra-button option, at
+// once. Otherwise it records each call as
 // DIR/call-PID (its arguments, NUL-separated, then a line with its parent's
 // PID), then:
 //   - if DIR/broken exists, prints a GTK-style error and exits 1 at once, as
@@ -71,6 +76,21 @@ func fakeZenity() {
 		fmt.Fprintln(os.Stderr, "fake zenity: "+FakeZenityDirEnv+" is not set")
 		os.Exit(98)
 	}
+	_, err := os.Stat(filepath.Join(dir, "broken"))
+	broken := err == nil
+	// doctor asks the dialog program its version and its general options,
+	// which are not dialogs: answered at once, as GNOME zenity does with a
+	// display, and not recorded as calls.
+	if !broken && len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "--version":
+			fmt.Println(FakeZenityVersion)
+			os.Exit(0)
+		case "--help-general":
+			fmt.Println("  --extra-button=TEXT   Add an extra button")
+			os.Exit(0)
+		}
+	}
 	pid := strconv.Itoa(os.Getpid())
 	call := strings.Join(os.Args[1:], "\x00") + "\n" + strconv.Itoa(os.Getppid()) + "\n"
 	// Written aside and renamed, so a test never reads a half-written call.
@@ -83,7 +103,7 @@ func fakeZenity() {
 		fmt.Fprintln(os.Stderr, "fake zenity:", err)
 		os.Exit(97)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "broken")); err == nil {
+	if broken {
 		fmt.Fprintln(os.Stderr, "(zenity:1): Gtk-WARNING **: cannot open display: :0")
 		os.Exit(1)
 	}
