@@ -432,6 +432,12 @@ func TestFleetLookUpCostIsFixed(t *testing.T) {
 		}
 		t.Logf("with %d other messages: the look-up took %s, a bare poll %s; collecting made %d requests", others, lookUpTook, bareTook, count.n.Load())
 		counts = append(counts, count.n.Load())
+		// The collector tells the phone, as the machine that asked is
+		// gone; awaited here, so the next round's request is the next
+		// message (a loaded machine sent it after that request once).
+		if f := phone.Await(before + 2); !strings.HasPrefix(f.Message, "Approved on the phone at ") {
+			t.Fatalf("with %d other messages: follow-up %q", others, f.Message)
+		}
 	}
 	if counts[0] != counts[1] {
 		t.Fatalf("the look-up made %d requests with 100 other messages and %d with 2,000", counts[0], counts[1])
