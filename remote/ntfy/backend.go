@@ -351,15 +351,8 @@ func (b *Backend) claim(ctx context.Context, cl client, q *question) bool {
 		}
 		return false
 	}
-	t := time.NewTimer(settleAfter)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		return true
-	}
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
-	if err != nil {
+	ms, ok := b.afterTheSecond(ctx, cl, q, "all")
+	if !ok {
 		return true
 	}
 	if first := firstOpen(q, ms); first != nil && first.id != q.ownID {

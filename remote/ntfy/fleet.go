@@ -571,19 +571,28 @@ func (b *Backend) settle(ctx context.Context, cl client, q *question, rp reply) 
 	if q.key == nil {
 		return rp.b
 	}
+	ms, ok := b.afterTheSecond(ctx, cl, q, strconv.FormatInt(rp.at-1, 10))
+	if !ok {
+		return rp.b
+	}
+	taps := append(q.allTaps(ms), tapped{bt: rp.b, at: rp.at})
+	return outcome(taps)
+}
+
+// afterTheSecond waits settleAfter, so that the server's second of a tap
+// or a claim is over, then reads the fleet's record of q since since, as
+// every machine reads it then. ok is false where ctx ended first or the
+// poll failed.
+func (b *Backend) afterTheSecond(ctx context.Context, cl client, q *question, since string) (ms []message, ok bool) {
 	t := time.NewTimer(settleAfter)
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-ctx.Done():
-		return rp.b
+		return nil, false
 	}
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, strconv.FormatInt(rp.at-1, 10), keyTag(q.key, q.identity))
-	if err != nil {
-		return rp.b
-	}
-	taps := append(q.allTaps(ms), tapped{bt: rp.b, at: rp.at})
-	return outcome(taps)
+	ms, err := cl.poll(ctx, b.Config.ReplyTopic, since, keyTag(q.key, q.identity))
+	return ms, err == nil
 }
 
 // leave makes q its own request again, with a fresh id, after the one it

@@ -338,15 +338,8 @@ func (b *Backend) settleVotes(ctx context.Context, cl client, q *question, seen 
 	if q.key == nil {
 		return bt
 	}
-	t := time.NewTimer(settleAfter)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		return bt
-	}
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
-	if err != nil {
+	ms, ok := b.afterTheSecond(ctx, cl, q, "all")
+	if !ok {
 		return bt
 	}
 	if final, _ := q.tally(append(q.allTaps(ms), seen...)); final != nil {
