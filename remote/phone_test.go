@@ -86,6 +86,14 @@ func fakeBackend(t *testing.T) (*Backend, *[]string, string) {
 	var mu sync.Mutex
 	var ignored []string
 	b := &Backend{Config: good, Program: exe, Ignored: func(r string) { mu.Lock(); ignored = append(ignored, r); mu.Unlock() }}
+	// Every program a test started ends before its directory is removed:
+	// one still writing how its request ended would leave the directory
+	// not empty. Cleanups run last first, so this runs before TempDir's.
+	t.Cleanup(func() {
+		ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		b.Finish(ctx)
+	})
 	return b, &ignored, out
 }
 
