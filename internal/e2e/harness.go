@@ -656,7 +656,9 @@ func (h *Harness) UntilClosed(title, what string, act func(w string)) {
 }
 
 // stopHolders ends every holder this harness's store knows of, so no dialog
-// outlives its test.
+// outlives its test. Then it ends every process that still runs with this
+// harness's directories and waits until they are gone, so that nothing
+// writes there while the test's directory is removed.
 func (h *Harness) stopHolders() {
 	recs, err := store.New(filepath.Join(h.Dir, "cache", "ask-confirm", "answers.db")).List()
 	if err != nil {
@@ -671,6 +673,60 @@ func (h *Harness) stopHolders() {
 			syscall.Kill(rec.HolderPID, syscall.SIGTERM)
 		}
 	}
+	if h.Wine == "" {
+		h.endOwnProcesses()
+	}
+}
+
+// endOwnProcesses ends the processes that run with this harness's
+// directories: the invocations a test started and did not wait for, the
+// holders they detached, even those whose request has ended (a holder
+// still sends its follow-ups, for up to 8 s to a server the test has
+// stopped, and then writes to the history), and the programs those run.
+// SIGTERM first, as a person's kill would; SIGKILL to what is left after
+// 30 s.
+func (h *Harness) endOwnProcesses() {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		left := h.ownProcesses()
+		if len(left) == 0 {
+			return
+		}
+		for _, pid := range left {
+			syscall.Kill(pid, sig)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for len(left) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			left = h.ownProcesses()
+		}
+		if len(left) > 0 && sig == syscall.SIGKILL {
+			h.T.Errorf("processes %v still run with the test's directory 30 s after SIGKILL", left)
+		}
+	}
+}
+
+// ownProcesses lists the live processes whose environment gives this
+// harness's state directory: everything the harness started and all that
+// inherited its environment. A zombie has no environment to read.
+func (h *Harness) ownProcesses() []int {
+	mark := []byte("\x00XDG_STATE_HOME=" + filepath.Join(h.Dir, "state") + "\x00")
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		h.T.Logf("listing processes: %v", err)
+		return nil
+	}
+	var own []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(append([]byte{0}, env...), mark) && ProcessAlive(pid) {
+			own = append(own, pid)
+		}
+	}
+	return own
 }
 
 // --- small helpers ---
