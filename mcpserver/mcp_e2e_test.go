@@ -445,6 +445,9 @@ func TestMCPRealSupersedeByKey(t *testing.T) {
 	oldTitle, newTitle := h.Title("MCP-old"), h.Title("MCP-new")
 	old := s.Start("confirm", map[string]any{"key": "release", "title": oldTitle, "message": "Tag v1?"})
 	h.WaitWindow(oldTitle)
+	// The holder records "shown" once the dialog program has run for a
+	// moment (150 ms), which on a quick machine is after the window maps.
+	e2e.Eventually(t, 30*time.Second, "the older dialog to be recorded as shown", func() bool { return h.CountEvents("shown") == 1 })
 	superseded := time.Now()
 	newArgs := map[string]any{"key": "release", "title": newTitle, "message": "Tag v2 instead?"}
 	newer := s.Start("confirm", newArgs)
