@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,7 +191,7 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		return dialog.Answer{}, ctx.Err()
 	}
 	if q.key != nil {
-		if bt, ok := b.lookUp(ctx, cl, q, sub.serverTime()); ok {
+		if bt, ok := b.lookUp(ctx, cl, q, sub); ok {
 			b.took(cl, q)
 			// Where the machine that put it on the phone is gone, this
 			// one tells the phone (tellOnce).
@@ -228,7 +229,7 @@ func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *que
 		if q.joined() {
 			// What came on the stream before the join was read as
 			// another request's: read it again.
-			replies = b.recheck(ctx, cl, q, sub.replies)
+			replies = b.recheck(ctx, cl, q, sub)
 		}
 		select {
 		case rp := <-replies:
@@ -272,7 +273,14 @@ func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *que
 // a tap or its end that the stream brought before the join, when it was
 // still another request's, is read from there. It returns replies, or a
 // channel with what the record holds.
-func (b *Backend) recheck(ctx context.Context, cl client, q *question, replies chan reply) chan reply {
+//
+// A tap found there is collected by the look-up's rule (collects): the
+// server sends a message to the streams that wait for it before it
+// stores it for a poll, so a look-up can find a request open whose tap
+// its asker already has. A tap the rule does not collect leaves the
+// request, as its end would, and q is asked anew.
+func (b *Backend) recheck(ctx context.Context, cl client, q *question, sub *subscription) chan reply {
+	replies := sub.replies
 	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
 	if err != nil {
 		return replies
@@ -288,6 +296,11 @@ func (b *Backend) recheck(ctx context.Context, cl client, q *question, replies c
 			if t.at < first.at {
 				first = t
 			}
+		}
+		taken := recordedIn(q, id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
+		if !b.collects(ctx, sub, first.at, first.id, taken) {
+			found <- reply{ended: recEnd}
+			break
 		}
 		found <- reply{b: first.bt, at: first.at, elsewhere: first.recorded}
 	default:
@@ -417,6 +430,43 @@ type subscription struct {
 	mu       sync.Mutex
 	lastErr  error // why the first connection is not open yet
 	openedAt int64 // the server's time when the first connection opened
+	// streamed holds the IDs of the messages the stream brought (at most
+	// maxStreamed): each was sent after the subscription opened.
+	streamed map[string]bool
+}
+
+// maxStreamed bounds the IDs a subscription keeps of what its stream
+// brought; past it, a tap is judged by its time alone (recheck).
+const maxStreamed = 1 << 16
+
+// streamedNow records that the stream brought the message id.
+func (s *subscription) streamedNow(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streamed == nil {
+		s.streamed = map[string]bool{}
+	}
+	if len(s.streamed) < maxStreamed {
+		s.streamed[id] = true
+	}
+}
+
+// cameOnStream waits up to limit for the stream to bring the message id,
+// which a poll has read: the server sends a message to the streams that
+// wait for it before it stores it for a poll, but this process may read
+// the stream later than the poll. It reports whether the stream brought
+// it, as it does every message sent after the subscription opened.
+func (s *subscription) cameOnStream(ctx context.Context, id string, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		s.mu.Lock()
+		seen := s.streamed[id]
+		s.mu.Unlock()
+		if seen || time.Now().After(deadline) || ctx.Err() != nil {
+			return seen
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // open records that the first connection opened, at the server's time.
@@ -529,6 +579,7 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 // or its end. It returns false once the reading is over.
 func (b *Backend) reader(sctx context.Context, q *question, s *subscription) func(message) bool {
 	return func(m message) bool {
+		s.streamedNow(m.ID)
 		if q.key != nil {
 			if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
 				q.see(rec)

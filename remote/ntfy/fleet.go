@@ -433,16 +433,18 @@ func answerBody(q *question, id string, closes int64, bt *button) string {
 }
 
 // lookUp reads the fleet's record of q on the server, in one poll of its
-// tag, at the server's time now. Where the fleet's latest answer to the
-// same question, by its tap, was given within Remember, or within
-// CollectWithin while no machine has taken it (a machine waiting for it
-// when it came, or one that collected it since), it returns the answer,
+// tag, at the server's time now, when q's subscription sub opened. Where
+// the fleet's latest answer to the same question, by its tap, is q's by
+// the rule of collects (given while q waited, or within Remember, or
+// within CollectWithin while no machine has taken it: a machine waiting
+// for it when it came, or one that collected it since), it returns it,
 // unless a request of the question was put on the phone after that tap.
 // Where a request is still open (its closing time later than now, not
 // ended, not tapped), q joins the first of them, as every machine picks
 // it. Otherwise q is asked anew. A record that cannot be read asks anew
 // too: at worst the phone shows the question twice.
-func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64) (*button, bool) {
+func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subscription) (*button, bool) {
+	now := sub.serverTime()
 	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
 	if err != nil {
 		b.ignored(fmt.Sprintf("the fleet's record could not be read, so this request is asked anew: %v", err))
@@ -454,6 +456,7 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 	var answer *button
 	var answered openRecord
 	var answeredAt int64
+	var answeredBy string
 	var taken bool
 	var open []openRecord
 	for _, m := range ms {
@@ -465,10 +468,10 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 		probe := q.probe(rec.id, rec.closes)
 		taps := probe.taps(ms, rec.closes)
 		if bt := probe.decide(taps); bt != nil && !endedIn(q, rec.id, ms) {
-			at := decidedAt(bt, taps)
+			at, by := decidedBy(bt, taps)
 			if answer == nil || at > answeredAt {
 				// An answer given on a machine was taken there.
-				answer, answered, answeredAt, taken = bt, rec, at, recordedIn(q, rec.id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
+				answer, answered, answeredAt, answeredBy, taken = bt, rec, at, by, recordedIn(q, rec.id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
 			}
 			continue
 		}
@@ -478,9 +481,8 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 		}
 	}
 	slices.SortStableFunc(open, byServerOrder)
-	age := time.Duration(now-answeredAt) * time.Second
 	switch {
-	case answer != nil && (len(open) == 0 || open[0].at < answeredAt) && (age < b.Remember || !taken && age < b.CollectWithin):
+	case answer != nil && (len(open) == 0 || open[0].at < answeredAt) && b.collects(ctx, sub, answeredAt, answeredBy, taken):
 		// The request answered is q's now, for its follow-up.
 		q.mu.Lock()
 		q.id, q.closes, q.join = answered.id, answered.closes, true
@@ -492,6 +494,27 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, now int64)
 		q.mu.Unlock()
 	}
 	return nil, false
+}
+
+// collects reports whether the answer a tap gave to a request of the
+// question, at the server's time at, in the message id, is the answer of
+// this one, whose subscription is sub. A tap the stream brought was given
+// while this one waited. One given before is collected within Remember,
+// or within CollectWithin while no machine has taken it, by the server's
+// time the subscription opened. A tap of the second it opened, or of the
+// second before (a hub gives its opening a second early), may be either:
+// only the stream tells, which this process may read a moment after the
+// poll that found the tap.
+func (b *Backend) collects(ctx context.Context, sub *subscription, at int64, id string, taken bool) bool {
+	now := sub.serverTime()
+	if at > now+1 {
+		return true
+	}
+	age := time.Duration(max(now-at, 0)) * time.Second
+	if age < b.Remember || !taken && age < b.CollectWithin {
+		return true
+	}
+	return at >= now-1 && id != "" && sub.cameOnStream(ctx, id, settleAfter)
 }
 
 // supersede writes, without waiting, that the request m records is
@@ -845,15 +868,24 @@ func (q *question) probe(id string, closes int64) *question {
 	return &question{key: q.key, identity: q.identity, buttons: q.buttons, people: q.people, approvals: q.approvals, approveFor: q.approveFor, id: id, closes: closes}
 }
 
-// decidedAt is when taps gave bt, their outcome (decide): the earliest
-// tap's time, or a vote's deciding vote's.
-func decidedAt(bt *button, taps []tapped) int64 {
+// decidedBy is the tap that gave bt, their outcome (decide): the
+// earliest tap, or a vote's deciding vote (a tap of its second). It
+// returns the tap's time, and the ID of its message.
+func decidedBy(bt *button, taps []tapped) (at int64, id string) {
 	if len(bt.votes) > 0 {
-		return bt.votes[len(bt.votes)-1].At.Unix()
+		at = bt.votes[len(bt.votes)-1].At.Unix()
+		for _, t := range taps {
+			if t.at == at {
+				id = t.id
+			}
+		}
+		return at, id
 	}
-	at := taps[0].at
+	first := taps[0]
 	for _, t := range taps {
-		at = min(at, t.at)
+		if t.at < first.at {
+			first = t
+		}
 	}
-	return at
+	return first.at, first.id
 }

@@ -213,6 +213,121 @@ func TestFleetJoinsAnOpenRequest(t *testing.T) {
 	}
 }
 
+// A look-up that reads a request as open, untapped, while its tap is
+// already given: the server sends a message to the streams that wait for
+// it before it stores it for a poll, so a machine that asks just after the
+// tap, on a loaded server, can read the record without it. The tap is
+// then read when the machine joins the request, and it is collected by
+// the rule a look-up collects by: past --remember (here 0) it is not, and
+// the machine asks anew. The first poll of the second machine is read as
+// the server's cache held it before the tap was stored: the claim alone.
+func TestFleetTapStoredLateIsNotCollectedPastRemember(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Rotate the keys?")
+	r.Key = "rotate"
+
+	first := newMachine(c, 0)
+	askFor(first, r)
+	phone.Tap(phone.Await(1), "Approve")
+	if ans, err := first.wait(t); err != nil || !ans.Approved {
+		t.Fatalf("the first machine: %+v %v", ans, err)
+	}
+	first.Finish(context.Background())
+	if f := phone.Await(2); !strings.HasPrefix(f.Message, "Approved on the phone at ") {
+		t.Fatalf("follow-up %q", f.Message)
+	}
+
+	// A machine whose stream a hub opened: the hub gives the server's time
+	// of its opening a second early, so the tap, given before this machine
+	// asked, reads as given in the second after its opening. The stream
+	// never brought it: it is collected within --remember only.
+	cl := client{c: c, http: http.DefaultClient}
+	bs, _ := newButtons(r, nil)
+	q := newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0)
+	ms, err := cl.poll(context.Background(), c.ReplyTopic, "all", keyTag(q.key, q.identity))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tapAt int64
+	for _, m := range ms {
+		if f, ok := fields(m.Message); ok && f["cap"] != "" {
+			tapAt = m.Time
+		}
+	}
+	if tapAt == 0 {
+		t.Fatalf("no tap in the fleet's record: %+v", ms)
+	}
+	for _, remember := range []time.Duration{0, time.Minute} {
+		q := newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0)
+		bt, ok := (&Backend{Config: c, Remember: remember}).lookUp(context.Background(), cl, q, &subscription{openedAt: tapAt - 1})
+		if want := remember > 0; ok != want || ok && bt.choice != "approve" {
+			t.Fatalf("--remember %s: a look-up a hub opened a second before the tap collected %v (%+v), want %v", remember, ok, bt, want)
+		}
+	}
+
+	second := newMachine(c, 0)
+	stale := &claimsOnlyFirstPoll{next: second.HTTP.Transport}
+	second.HTTP.Transport = stale
+	a := askFor(second, r)
+	for deadline := time.Now().Add(30 * time.Second); phone.Count() < 3; time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-a.done:
+			t.Fatalf("the second machine returned %+v, %v without asking anew: it collected the tap given before it, past --remember", a.ans, a.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second machine neither asked anew nor returned within 30 s; it ignored %q", second.ignoredList())
+		}
+	}
+	m := phone.Await(3)
+	if len(m.Actions) == 0 || m.Message != r.Message {
+		t.Fatalf("the phone's third message is %q, not the request asked anew", m.Message)
+	}
+	if stale.dropped.Load() == 0 {
+		t.Fatal("the second machine's look-up read nothing that the test could hold back: the test proves nothing")
+	}
+	phone.Tap(m, "Cancel")
+	if ans, err := second.wait(t); err != nil || ans.Approved {
+		t.Fatalf("the second machine, asked anew and denied: %+v %v", ans, err)
+	}
+}
+
+// claimsOnlyFirstPoll answers the first poll with the requests' records
+// alone (rec=open), as a server's cache that has stored no tap yet, and
+// counts what it held back.
+type claimsOnlyFirstPoll struct {
+	next    http.RoundTripper
+	polls   atomic.Int64
+	dropped atomic.Int64
+}
+
+func (c *claimsOnlyFirstPoll) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err != nil || r.Method != http.MethodGet || r.URL.Query().Get("poll") != "1" || c.polls.Add(1) != 1 {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var kept []byte
+	for line := range bytes.Lines(body) {
+		var m message
+		if json.Unmarshal(line, &m) == nil && strings.Contains(m.Message, "rec=open") {
+			kept = append(kept, line...)
+		} else {
+			c.dropped.Add(1)
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(kept))
+	resp.ContentLength = int64(len(kept))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
 // Approve and Deny tapped within one second: every machine, the one that
 // reads the stream, the one that joined, and one that asks after, within
 // --remember, denies.
@@ -419,7 +534,7 @@ func TestFleetLookUpCostIsFixed(t *testing.T) {
 		// The look-up alone, as the collector makes it.
 		bs, _ := newButtons(r, nil)
 		looked := time.Now()
-		if bt, ok := (&Backend{Config: c, CollectWithin: time.Hour}).lookUp(context.Background(), cl, newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0), time.Now().Unix()); !ok || bt.choice != "approve" {
+		if bt, ok := (&Backend{Config: c, CollectWithin: time.Hour}).lookUp(context.Background(), cl, newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0), &subscription{openedAt: time.Now().Unix()}); !ok || bt.choice != "approve" {
 			t.Fatalf("with %d other messages the look-up found %+v", others, bt)
 		}
 		lookUpTook := time.Since(looked)
