@@ -59,6 +59,12 @@ func tearDown(t *testing.T, h *e2e.Harness) {
 			_ = syscall.Kill(-r.HolderPID, syscall.SIGKILL)
 		}
 	}
+	// Killed, not yet gone: a holder may finish a write it was in.
+	for _, r := range recs {
+		if r.HolderPID > 0 {
+			e2e.Eventually(t, 30*time.Second, "the runner's killed holder to be gone", func() bool { return !e2e.ProcessAlive(r.HolderPID) })
+		}
+	}
 	for _, d := range []string{"cache", "state", "config"} {
 		e2e.Must(t, os.RemoveAll(filepath.Join(h.Dir, d)))
 	}

@@ -450,12 +450,21 @@ func TestAttachedChannelStartedLateIsWaitedFor(t *testing.T) {
 	c := channelCall(te, b)
 	c.Channel.Name, c.Channel.Attached = "terminal", true
 	c.Wait, c.Timeout = 0, time.Second
+	watch := &watchRecorder{}
+	c.Watch = watch
 	// Another invocation's prompt, open, holding the identity's lock.
 	lock := te.promptElsewhere(t, c)
 
 	done := make(chan Result, 1)
 	go func() { done <- te.ask(c) }()
-	time.Sleep(time.Second) // joined, waiting on the lock, even on a loaded machine
+	// Joined, waiting on the lock: the Watcher is told of the wait.
+	deadline := time.Now().Add(time.Minute)
+	for n, _ := watch.told(); n == 0; n, _ = watch.told() {
+		if time.Now().After(deadline) {
+			t.Fatal("the caller never joined the prompt open elsewhere")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	// That prompt dies just before this caller's first wait would end
 	// (Timeout plus its grace), and this caller asks itself.
 	te.advance(attachedGrace + c.Timeout - 500*time.Millisecond)

@@ -99,7 +99,13 @@ func TestTTYDeviceOnAPseudoTerminal(t *testing.T) {
 	if _, err := unix.Write(master, []byte("typed ahead")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The kernel hands what the master wrote to the terminal's line
+	// discipline later, on a worker of its own: once it has, the echo can
+	// be read back from the master.
+	fds := []unix.PollFd{{Fd: int32(master), Events: unix.POLLIN}}
+	if n, err := unix.Poll(fds, 30000); n != 1 || err != nil {
+		t.Fatalf("the typeahead was never echoed: %d, %v", n, err)
+	}
 	restore, err := d.raw()
 	if err != nil {
 		t.Fatalf("raw: %v", err)
@@ -129,7 +135,15 @@ func TestTTYDeviceOnAPseudoTerminal(t *testing.T) {
 	if _, err := unix.Write(master, []byte("late")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// Raw, no echo: the input queue says when the bytes have come.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if n, err := unix.IoctlGetInt(slave, unix.TIOCINQ); err == nil && n >= len("late") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bytes written late never reached the terminal's input queue")
+		}
+	}
 	if err := d.discard(); err != nil {
 		t.Fatalf("discard: %v", err)
 	}

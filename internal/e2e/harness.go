@@ -240,6 +240,9 @@ type Running struct {
 	Ended   time.Time
 	Done    chan struct{}
 	Err     error
+	// notes are what the harness says of the run as it ends, which Wait
+	// logs: the run may end after its test.
+	notes []string
 
 	mu sync.Mutex // guards Cmd where a run under Wine is started again
 }
@@ -304,6 +307,9 @@ func (r *Running) Wait(limit time.Duration) Outcome {
 		r.mu.Unlock()
 		<-r.Done
 		r.H.T.Fatalf("ask-confirm %s did not exit within %s; stderr: %s", strings.Join(r.Cmd.Args[1:], " "), limit, r.Stderr.String())
+	}
+	for _, n := range r.notes {
+		r.H.T.Log(n)
 	}
 	o := Outcome{Stdout: r.Stdout.String(), Stderr: r.Stderr.String(), Elapsed: time.Since(r.Started), Code: ExitCode(r.H.T, r.Err)}
 	if strings.HasPrefix(strings.TrimSpace(o.Stdout), "{") {

@@ -170,9 +170,14 @@ func (s *MCPSession) CallWith(ctx context.Context, p *mcp.CallToolParams) ToolCa
 		}
 	}
 	if res.StructuredContent != nil {
+		// An error, not a failed test: Start calls this beside the test.
 		b, err := json.Marshal(res.StructuredContent)
-		Must(s.H.T, err)
-		Must(s.H.T, json.Unmarshal(b, &c.Out))
+		if err == nil {
+			err = json.Unmarshal(b, &c.Out)
+		}
+		if err != nil {
+			c.Err = fmt.Errorf("reading the structured content: %w", err)
+		}
 	}
 	return c
 }

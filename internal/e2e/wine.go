@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +99,7 @@ func (h *Harness) RunWine(stdin string, program string, args ...string) (code in
 			h.T.Fatal(err)
 		}
 		err = waitWine(c)
-		if try == wineStarts || !h.wineDidNotStart(c, err, began, &out, &errb) {
+		if try == wineStarts || !h.wineDidNotStart(c, err, began, &out, &errb, h.T.Log) {
 			break
 		}
 	}
@@ -123,24 +124,27 @@ const wineQuickest = 150 * time.Millisecond
 // output 10 ms after it was started), which no run of the Wine layer alone
 // has reproduced; the test then starts the program again, and the log
 // says so. The output buffers are emptied for the next start.
-func (h *Harness) wineDidNotStart(c *exec.Cmd, err error, began time.Time, stdout, stderr *bytes.Buffer) bool {
+func (h *Harness) wineDidNotStart(c *exec.Cmd, err error, began time.Time, stdout, stderr *bytes.Buffer, log func(...any)) bool {
 	took := time.Since(began)
 	if err == nil || c.ProcessState == nil || c.ProcessState.ExitCode() <= 0 ||
 		stdout.Len() > 0 || stderr.Len() > 0 || took >= wineQuickest {
 		return false
 	}
-	h.T.Logf("Wine ended %s with exit %d and no output %s after its start, sooner than it runs any program: starting it again",
-		filepath.Base(c.Args[1]), c.ProcessState.ExitCode(), took.Round(time.Millisecond))
+	log(fmt.Sprintf("Wine ended %s with exit %d and no output %s after its start, sooner than it runs any program: starting it again",
+		filepath.Base(c.Args[1]), c.ProcessState.ExitCode(), took.Round(time.Millisecond)))
 	stdout.Reset()
 	stderr.Reset()
 	return true
 }
 
 // againWhereWineDidNotStart starts ask-confirm with args again, where Wine
-// did not start r's run (wineDidNotStart), at most wineStarts in all.
+// did not start r's run (wineDidNotStart), at most wineStarts in all. It
+// runs beside the test, which may have ended: what it says is logged by
+// Wait.
 func (h *Harness) againWhereWineDidNotStart(r *Running, args []string) {
 	began := r.Started
-	for try := 2; try <= wineStarts && h.wineDidNotStart(r.Cmd, r.Err, began, &r.Stdout, &r.Stderr); try++ {
+	note := func(a ...any) { r.notes = append(r.notes, fmt.Sprint(a...)) }
+	for try := 2; try <= wineStarts && h.wineDidNotStart(r.Cmd, r.Err, began, &r.Stdout, &r.Stderr, note); try++ {
 		c := h.Command(args)
 		c.Stdout, c.Stderr = &r.Stdout, &r.Stderr
 		began = time.Now()
