@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -297,7 +296,7 @@ func (b *Backend) recheck(ctx context.Context, cl client, q *question, sub *subs
 				first = t
 			}
 		}
-		taken := recordedIn(q, id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
+		taken := takenIn(q, id, taps, ms)
 		if !b.collects(ctx, sub, first.at, first.id, taken) {
 			found <- reply{ended: recEnd}
 			break

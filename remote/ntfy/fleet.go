@@ -471,7 +471,7 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subsc
 			at, by := decidedBy(bt, taps)
 			if answer == nil || at > answeredAt {
 				// An answer given on a machine was taken there.
-				answer, answered, answeredAt, answeredBy, taken = bt, rec, at, by, recordedIn(q, rec.id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
+				answer, answered, answeredAt, answeredBy, taken = bt, rec, at, by, takenIn(q, rec.id, taps, ms)
 			}
 			continue
 		}
@@ -581,6 +581,14 @@ func recordedIn(q *question, id, what string, ms []message) bool {
 	return false
 }
 
+// takenIn reports whether a machine took the answer of request id, as
+// ms, a poll of its tag, and taps, its taps among them, say: a machine's
+// record that it took it, or an answer given on a machine (rec=answer),
+// which that machine took.
+func takenIn(q *question, id string, taps []tapped, ms []message) bool {
+	return recordedIn(q, id, "taken", ms) || slices.ContainsFunc(taps, func(t tapped) bool { return t.recorded })
+}
+
 // settleAfter is how long after a tap a machine waits before it reads
 // the taps of its second from the server: a tap stamped in the same
 // second was stamped less than a second after this one.
@@ -619,10 +627,13 @@ func (b *Backend) afterTheSecond(ctx context.Context, cl client, q *question, si
 }
 
 // leave makes q its own request again, with a fresh id, after the one it
-// joined ended.
+// joined ended, or was answered before q asked and is not q's to collect
+// (collects). The request left is none of q's any more: its taps count
+// for nothing (allTaps).
 func (q *question) leave(id string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	delete(q.others, q.id)
 	q.ownID = id
 	q.id, q.closes, q.join = q.ownID, q.ownCloses, false
 }

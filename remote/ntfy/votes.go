@@ -218,9 +218,18 @@ func (b *Backend) awaitVotes(ctx context.Context, cl client, r dialog.Request, q
 	v := &votesSeen{told: map[string]bool{}}
 	if q.joined() {
 		// Votes given before the join were read as another request's.
-		ended, taps := b.votesOnRecord(ctx, cl, q)
+		ended, taps, taken := b.votesOnRecord(ctx, cl, q)
 		if ended != "" {
 			return b.fleetEnded(ctx, cl, r, q, asked, ended, v)
+		}
+		// A vote decided before this machine asked, which its look-up
+		// did not read (the server streams a tap before it stores it),
+		// is collected by the look-up's rule, or else asked anew.
+		if bt, _ := q.tally(taps); bt != nil {
+			at, id := decidedBy(bt, taps)
+			if !b.collects(ctx, sub, at, id, taken) {
+				return b.fleetEnded(ctx, cl, r, q, asked, recEnd, v)
+			}
 		}
 		for _, t := range taps {
 			if bt, done := b.count(cl, r, q, v, t); done {
@@ -365,19 +374,21 @@ func (b *Backend) fleetEnded(ctx context.Context, cl client, r dialog.Request, q
 }
 
 // votesOnRecord reads the fleet's record of the request q joined: how it
-// ended without a decision, if it did, and its verified taps.
-func (b *Backend) votesOnRecord(ctx context.Context, cl client, q *question) (string, []tapped) {
+// ended without a decision, if it did, its verified taps, and whether a
+// machine took its outcome (as lookUp reads it).
+func (b *Backend) votesOnRecord(ctx context.Context, cl client, q *question) (string, []tapped, bool) {
 	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
 	if err != nil {
-		return "", nil
+		return "", nil, false
 	}
 	id, closes, _ := q.current()
 	if ended := endingIn(q, id, ms); ended != "" {
-		return ended, nil
+		return ended, nil, false
 	}
 	taps := q.taps(ms, closes)
 	slices.SortStableFunc(taps, func(a, b tapped) int { return cmp.Compare(a.at, b.at) })
-	return "", taps
+	taken := takenIn(q, id, taps, ms)
+	return "", taps, taken
 }
 
 // localVote takes vote, given on this machine by one of q's people (the

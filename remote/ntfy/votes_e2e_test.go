@@ -298,3 +298,44 @@ func TestVoteRetryElsewhereSeesTheVotes(t *testing.T) {
 	}
 	pn.everyone(t, 3, "Approved by Alice and Bob at ")
 }
+
+// A vote decided before a machine asked, whose taps its look-up did not
+// read (the server streams a tap before it stores it for a poll): the
+// machine joins the request, reads its votes, and takes their outcome by
+// the look-up's rule. Past --remember (here 0) it asks anew.
+func TestVoteDecidedBeforeAskingIsNotCollectedPastRemember(t *testing.T) {
+	pn := newPanel(t, true)
+	r := voteRequest(1)
+	first := newMachine(pn.c, 0)
+	askFor(first, r)
+	asked := pn.everyone(t, 1, "Run the production migration?")
+	pn.phones["Alice"].Tap(asked["Alice"], "Approve")
+	if ans, err := first.wait(t); err != nil || !ans.Approved {
+		t.Fatalf("the first machine: %+v, %v", ans, err)
+	}
+	first.Finish(context.Background())
+	pn.everyone(t, 2, "Approved by Alice at ")
+
+	second := newMachine(pn.c, 0)
+	stale := &claimsOnlyFirstPoll{next: second.HTTP.Transport}
+	second.HTTP.Transport = stale
+	a := askFor(second, r)
+	for deadline := time.Now().Add(30 * time.Second); pn.phones["Alice"].Count() < 3; time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-a.done:
+			t.Fatalf("the second machine returned %+v, %v without asking anew: it took the vote decided before it, past --remember", a.ans, a.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second machine neither asked anew nor returned within 30 s; it ignored %q", second.ignoredList())
+		}
+	}
+	if stale.dropped.Load() == 0 {
+		t.Fatal("the second machine's look-up read nothing that the test could hold back: the test proves nothing")
+	}
+	asked = pn.everyone(t, 3, "Run the production migration?")
+	pn.phones["Carol"].Tap(asked["Carol"], "Cancel")
+	if ans, err := second.wait(t); err != nil || ans.Approved || votesOf(ans) != "Carol:false" {
+		t.Fatalf("the second machine, asked anew and denied by Carol: %+v (votes %s), %v", ans, votesOf(ans), err)
+	}
+}
