@@ -233,7 +233,7 @@ func TestRealDialogChooseOther(t *testing.T) {
 	args := chooseArgs(title, "--json", "--other")
 	r := h.Start(args...)
 	h.SelectLastRow(title) // Other… is the last row
-	h.Key(title, "Return")
+	h.PressUntilReplaced(title, "Return")
 	h.TypeInto(title, "canary 5 percent", true)
 	h.Key(title, "Return")
 	o := r.Wait(30 * time.Second)
@@ -250,7 +250,7 @@ func TestRealDialogChooseOther(t *testing.T) {
 	title = h.Title("RD-other-cancel")
 	r = h.Start(chooseArgs(title, "--json", "--other")...)
 	h.SelectLastRow(title) // Other… is the last row
-	h.Key(title, "Return")
+	h.PressUntilReplaced(title, "Return")
 	h.Key(title, "Escape")
 	h.Expect(r.Wait(30*time.Second), 1, lifecycle.StatusDenied)
 }

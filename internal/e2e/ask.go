@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"os/exec"
 	"strconv"
 	"time"
 )
@@ -58,6 +59,58 @@ func (h *Harness) SelectLastRow(title string) {
 		h.T.Logf("the list %s showed a selected row after End was pressed %d times", title, presses)
 	}
 	h.Acted = time.Now()
+}
+
+// PressUntilReplaced presses key on the dialog titled title until its
+// program has closed it and another program's window of that title has
+// mapped: a list whose Other… opens its text field under the same title.
+// Key would press key on the second window too, where it maps within the
+// second that Key waits for the first to close; and the X server may give
+// the second window the first one's id, so the two are told apart by
+// their programs' process IDs. It returns the second window.
+func (h *Harness) PressUntilReplaced(title, key string) string {
+	h.T.Helper()
+	first := h.WaitWindow(title)
+	h.WaitStable(first)
+	pid := XdotoolMaybe("getwindowpid", first)
+	if pid == "" {
+		h.T.Fatalf("the dialog %s names no process", title)
+	}
+	for try := 0; try < 10; try++ {
+		if w := h.windowOf(title, pid, true); w != "" {
+			func() {
+				xdoMu.Lock()
+				defer xdoMu.Unlock()
+				// Pressed only where the first program's window is
+				// focused: the second may have mapped since.
+				if exec.Command("xdotool", "windowraise", w).Run() != nil ||
+					exec.Command("xdotool", "windowfocus", "--sync", w).Run() != nil ||
+					XdotoolMaybe("getwindowpid", XdotoolMaybe("getwindowfocus")) != pid {
+					return
+				}
+				h.Acted = time.Now()
+				Xdotool(h.T, "key", key)
+			}()
+		}
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if w := h.windowOf(title, pid, false); w != "" {
+				return w
+			}
+		}
+	}
+	h.T.Fatalf("pressing %s did not replace the dialog %s with another program's", key, title)
+	return ""
+}
+
+// windowOf returns a window titled title whose program's process ID is
+// pid (same true) or is not (same false), or "" where there is none.
+func (h *Harness) windowOf(title, pid string, same bool) string {
+	for _, w := range h.Windows(title) {
+		if p := XdotoolMaybe("getwindowpid", w); p != "" && (p == pid) == same {
+			return w
+		}
+	}
+	return ""
 }
 
 // Tick clicks the check boxes of rows of the --multiple list titled title,
