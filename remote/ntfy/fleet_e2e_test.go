@@ -270,17 +270,7 @@ func TestFleetTapStoredLateIsNotCollectedPastRemember(t *testing.T) {
 	second := newMachine(c, 0)
 	stale := &claimsOnlyFirstPoll{next: second.HTTP.Transport}
 	second.HTTP.Transport = stale
-	a := askFor(second, r)
-	for deadline := time.Now().Add(30 * time.Second); phone.Count() < 3; time.Sleep(20 * time.Millisecond) {
-		select {
-		case <-a.done:
-			t.Fatalf("the second machine returned %+v, %v without asking anew: it collected the tap given before it, past --remember", a.ans, a.err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the second machine neither asked anew nor returned within 30 s; it ignored %q", second.ignoredList())
-		}
-	}
+	askedAnew(t, second, askFor(second, r), phone.Count, 3)
 	m := phone.Await(3)
 	if len(m.Actions) == 0 || m.Message != r.Message {
 		t.Fatalf("the phone's third message is %q, not the request asked anew", m.Message)
@@ -291,6 +281,23 @@ func TestFleetTapStoredLateIsNotCollectedPastRemember(t *testing.T) {
 	phone.Tap(m, "Cancel")
 	if ans, err := second.wait(t); err != nil || ans.Approved {
 		t.Fatalf("the second machine, asked anew and denied: %+v %v", ans, err)
+	}
+}
+
+// askedAnew waits until count, a phone's messages, reaches n: m, whose
+// Ask is a, has asked anew. It fails the test where a returns first,
+// with an answer given before m asked.
+func askedAnew(t *testing.T, m *machine, a *asking, count func() int, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); count() < n; time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-a.done:
+			t.Fatalf("the machine returned %+v, %v without asking anew: it took an answer given before it asked, past --remember", a.ans, a.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the machine neither asked anew nor returned within 30 s; it ignored %q", m.ignoredList())
+		}
 	}
 }
 
