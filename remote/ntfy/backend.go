@@ -435,7 +435,7 @@ type subscription struct {
 }
 
 // maxStreamed bounds the IDs a subscription keeps of what its stream
-// brought; past it, a tap is judged by its time alone (recheck).
+// brought; past it, a tap is judged by its time alone (collects).
 const maxStreamed = 1 << 16
 
 // streamedNow records that the stream brought the message id.
