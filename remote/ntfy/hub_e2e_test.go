@@ -92,12 +92,29 @@ func TestHubManyRequestsOneStream(t *testing.T) {
 			const n = 8
 			var asks [n]*asking
 			for i := range n {
-				b := &Backend{Config: c, HTTP: web, Hub: dial}
+				// Eight requests start at once beside the rest of the
+				// suite: each may take longer than the 5 s a request
+				// gives its subscription to open, which is no part of
+				// what this test is about.
+				b := &Backend{Config: c, HTTP: web, Hub: dial, OpenWithin: 30 * time.Second}
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
 				asks[i] = ask(ctx, b, confirmRequest(fmt.Sprintf("Request %d?", i)))
 			}
-			phone.Await(n)
+			// A request that ends before its message reaches the phone
+			// says why at once.
+			for deadline := time.Now().Add(30 * time.Second); phone.Count() < n; time.Sleep(20 * time.Millisecond) {
+				for i, a := range asks {
+					select {
+					case <-a.done:
+						t.Fatalf("request %d ended before the phone had every request: %+v %v", i, a.ans, a.err)
+					default:
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the phone has %d of the %d requests after 30 s", phone.Count(), n)
+				}
+			}
 			for i := range n {
 				m := requestOf(t, phone, n, fmt.Sprintf("Request %d?", i))
 				phone.Tap(m, map[bool]string{true: "Approve", false: "Cancel"}[i%2 == 0])
