@@ -41,7 +41,7 @@ func Main() int {
 	// OpenSSH ends a notice with SIGTERM.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	p := program{getenv: os.Getenv, stderr: os.Stderr, notice: dialog.Notice, detect: platform.Detect}
+	p := program{getenv: os.Getenv, stderr: os.Stderr, notice: dialog.Notice, detect: platform.Detect, asker: parent}
 	return p.run(ctx, os.Args[1:])
 }
 
@@ -54,6 +54,23 @@ type program struct {
 	stderr io.Writer
 	notice func(ctx context.Context, title, text string) error
 	detect func() platform.Session
+	// asker names who asks, for the dialog's origin line: the program that
+	// ran this one, and the directory it ran it in.
+	asker func() (who, dir string)
+}
+
+// parent is who asks when OpenSSH runs this program: its parent process
+// (ssh-agent for the use of a key added with ssh-add -c, ssh for
+// ControlMaster ask), as the system names it, and that process's working
+// directory, which this one starts in. ssh-agent started by eval
+// "$(ssh-agent)" works in /, and the line says so: it is the truth, and
+// "ssh-agent" is what the person needs to read.
+func parent() (who, dir string) {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = unknownDir
+	}
+	return platform.ProcessName(os.Getppid()), dir
 }
 
 // The hints OpenSSH gives in SSH_ASKPASS_PROMPT.
@@ -131,6 +148,12 @@ func (p program) call(prompt string) (lifecycle.Call, error) {
 		// The agent's working directory says nothing about the request.
 		Scope: "ssh-askpass",
 	}
+	// Who asks: the origin line every dialog has, "Asked by ssh-agent in
+	// /". It is no part of the identity: the same prompt from ssh is the
+	// same request.
+	who, dir := p.asker()
+	home, _ := os.UserHomeDir()
+	c.Request.Origin = dialog.Origin(who, dir, home)
 	c.Remember, c.CollectWithin, c.Timeout = 0, 0, defaultTimeout
 	// A key's use is its owner's to confirm, however many people are set
 	// up to approve other questions.

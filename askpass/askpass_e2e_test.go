@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/internal/e2e"
 	"github.com/ask-confirm/ask-confirm/internal/syncbuf"
 )
@@ -35,6 +36,24 @@ func TestAskpassConfirmsKeyUseThroughSSHAgent(t *testing.T) {
 	a.ExpectSigned(t, "escaped", false, func() { h.Key(e2e.AskpassTitle, "Escape") })
 	if n := h.CountEvents("answered"); n != 3 {
 		t.Fatalf("%d answered events for three key uses, want 3", n)
+	}
+	// Each dialog said who asked: ssh-agent, in the directory it was
+	// started in (this test's, as -D keeps it).
+	wd, err := os.Getwd()
+	e2e.Must(t, err)
+	home, _ := os.UserHomeDir()
+	want := dialog.Origin("ssh-agent", wd, home)
+	requested := 0
+	for _, e := range h.History() {
+		if e["event"] != "requested" {
+			continue
+		}
+		if requested++; e["origin"] != want {
+			t.Fatalf("a dialog said it was asked by %q, want %q", e["origin"], want)
+		}
+	}
+	if requested < 3 {
+		t.Fatalf("%d requested events for three key uses", requested)
 	}
 }
 

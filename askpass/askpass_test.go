@@ -37,11 +37,14 @@ type fixture struct {
 	starts  int
 	noticed []string
 	session platform.Session
+	// who and dir are the program that ran ask-confirm-askpass, and
+	// where.
+	who, dir string
 }
 
 func newFixture(t *testing.T) *fixture {
 	dir := t.TempDir()
-	f := &fixture{t: t, env: map[string]string{}, answer: store.Approved, session: platform.Session{CanAsk: true}}
+	f := &fixture{t: t, env: map[string]string{}, answer: store.Approved, session: platform.Session{CanAsk: true}, who: "ssh-agent", dir: "/"}
 	f.paths = store.Paths{
 		DB:      filepath.Join(dir, "cache", "answers.db"),
 		Locks:   filepath.Join(dir, "state", "locks"),
@@ -62,6 +65,7 @@ func newFixture(t *testing.T) *fixture {
 			return nil
 		},
 		detect: func() platform.Session { return f.session },
+		asker:  func() (string, string) { return f.who, f.dir },
 	}
 	return f
 }
@@ -164,11 +168,53 @@ func TestPromptShownLiterally(t *testing.T) {
 	if err := json.Unmarshal(recs[0].Request, &req); err != nil {
 		t.Fatal(err)
 	}
-	if want := `Allow use of key \x1b]0;evil\x07\u202eyek?`; req.Message != want {
+	if want := `Allow use of key \x1b]0;evil\x07⟨U+202E⟩yek?`; req.Message != want {
 		t.Fatalf("the dialog shows %q, want %q", req.Message, want)
 	}
 	if req.Title != title || req.OKLabel != "Allow" || req.CancelLabel != "Deny" || req.DefaultApprove {
 		t.Fatalf("request %+v", req)
+	}
+}
+
+// The dialog says who asks, as every dialog does: the program that ran
+// ask-confirm-askpass, ssh-agent or ssh, and where it runs. Before, its
+// dialogs had no origin line, and a key's use could not be told from a
+// question asked by any other program. Who asks is no part of the
+// request's identity: the same prompt from ssh is the same request.
+func TestConfirmSaysWhoAsks(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	asked := func(wantOrigin string) string {
+		t.Helper()
+		if code := f.run("Allow use of key k?"); code != 0 {
+			t.Fatalf("exit %d: %s", code, f.stderr.String())
+		}
+		recs, err := store.New(f.paths.DB).List()
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("records: %v %v", recs, err)
+		}
+		var req dialog.Request
+		if err := json.Unmarshal(recs[0].Request, &req); err != nil {
+			t.Fatal(err)
+		}
+		if req.Origin != wantOrigin {
+			t.Fatalf("the dialog says it is asked by %q, want %q", req.Origin, wantOrigin)
+		}
+		events, _, err := store.ReadEvents(f.paths.History)
+		if err != nil || len(events) == 0 {
+			t.Fatalf("history: %v %v", events, err)
+		}
+		if e := events[len(events)-1]; e.Origin != wantOrigin {
+			t.Fatalf("the history's %s event says %q asked, want %q", e.Event, e.Origin, wantOrigin)
+		}
+		return recs[0].Identity
+	}
+	agent := asked("ssh-agent in /")
+	f.who, f.dir = "ssh", filepath.Join(home, "src")
+	if ssh := asked("ssh in ~" + string(filepath.Separator) + "src"); ssh != agent {
+		t.Fatalf("the same prompt from ssh is request %s, from ssh-agent %s", ssh, agent)
 	}
 }
 

@@ -13,6 +13,10 @@ const (
 	msgNoticeFailed = "the notice could not be shown: %w"
 )
 
+// unknownDir stands, in the origin line, for a working directory the
+// program cannot name (removed under it, or out of its reach).
+const unknownDir = "an unknown directory"
+
 // Manual is ask-confirm-askpass's description in its man page: the program
 // takes no flags, so its manual is this text (scripts/docgen).
 const Manual = `ask-confirm-askpass is OpenSSH's SSH_ASKPASS program for confirmations. OpenSSH
@@ -21,9 +25,11 @@ what kind of prompt it is:
 
 confirm (ssh-add -c keys, ControlMaster ask, AddKeysToAgent ask): the prompt is
 asked in a dialog titled SSH with Allow and Deny, with the lifecycle of
-ask-confirm (one dialog per request, answers recorded). Allow exits 0 with
-nothing on stdout, which OpenSSH reads as yes; anything else exits non-zero
-with the exit codes of ask-confirm.
+ask-confirm (one dialog per request, answers recorded). Under the prompt the
+dialog says who asks: the program that ran ask-confirm-askpass and its working
+directory ("Asked by ssh-agent in /"). Allow exits 0 with nothing on stdout,
+which OpenSSH reads as yes; anything else exits non-zero with the exit codes
+of ask-confirm.
 
 none (a notice such as "Confirm user presence for key"): the prompt is shown in
 a window with no buttons until OpenSSH ends the program.

@@ -128,8 +128,8 @@ func (o *confirmOptions) defineQuestion(f *pflag.FlagSet, okLabel, ok string) {
 	r := &o.call.Request
 	f.StringVar(&r.Title, "title", d.Request.Title, fmt.Sprintf("window title (at most %d bytes)", dialog.MaxTitleBytes))
 	f.StringVar(&r.Message, "message", "", fmt.Sprintf("the question, shown literally (required; at most %d bytes)", dialog.MaxMessageBytes))
-	f.StringVar(&r.OKLabel, "ok-label", okLabel, fmt.Sprintf("label of the %s button (at most %d bytes)", ok, dialog.MaxLabelBytes))
-	f.StringVar(&r.CancelLabel, "cancel-label", d.Request.CancelLabel, fmt.Sprintf("label of the cancel button (at most %d bytes)", dialog.MaxLabelBytes))
+	f.StringVar(&r.OKLabel, "ok-label", okLabel, fmt.Sprintf("label of the %s button, never a refusal (at most %d bytes)", ok, dialog.MaxLabelBytes))
+	f.StringVar(&r.CancelLabel, "cancel-label", d.Request.CancelLabel, fmt.Sprintf("label of the cancel button, never an approval (at most %d bytes)", dialog.MaxLabelBytes))
 }
 
 // defineLifecycle defines the flags of the request's lifecycle, which every

@@ -132,7 +132,9 @@ func TestDocsLimitsAreTheCodes(t *testing.T) {
 		fmt.Sprintf("`--approve-for` is %s to %s", d(dialog.MinApproveFor), d(dialog.MaxApproveFor)),
 		fmt.Sprintf("is 0 to %d, default %d", lifecycle.MaxRetries, lifecycle.DefaultCall().Retries),
 		fmt.Sprintf("`--approvers` names at most %d people", dialog.MaxApprovers),
-		fmt.Sprintf("The dialog shows at most %d rows of the message (a line takes a row for every %d characters)", dialog.MaxShownRows, dialog.WrapColumns),
+		fmt.Sprintf("the dialog in rows of at most %d columns and at most %d rows", dialog.Screen.Columns, dialog.Screen.Rows),
+		fmt.Sprintf("the phone at most %d lines and %d,%03d bytes, and an MCP client's form %d lines and %d,%03d bytes",
+			dialog.Phone.Rows, dialog.Phone.Bytes/1000, dialog.Phone.Bytes%1000, dialog.Form.Rows, dialog.Form.Bytes/1000, dialog.Form.Bytes%1000),
 	} {
 		if !strings.Contains(scripting, want) {
 			t.Errorf("docs/scripting.md does not say %q", want)

@@ -94,11 +94,15 @@ func (Zenity) Ask(ctx context.Context, r Request) (Answer, error) {
 		zenity.CancelLabel(r.CancelLabel),
 	}
 	closes, _ := ctx.Deadline()
-	// The window grows with its text: a long message is cut to fit the
-	// screen, so that the origin line and the buttons stay in reach.
-	fitted := r
-	fitted.Message = FitScreen(r.Message)
-	text := fitted.Shown(closes, time.Now())
+	// The window grows with its text and never scrolls it: the text is
+	// fitted to the screen (Fit), its long lines broken by Fit and not by
+	// zenity, which breaks only at spaces, so that the window, its origin
+	// line and its buttons stay on the screen, and a message too long to
+	// show whole keeps its tail in view and Deny as its default.
+	text, whole := r.Shown(Screen, closes, time.Now())
+	if !whole {
+		r.DefaultApprove = false
+	}
 	var ans Answer
 	var err error
 	switch r.Kind {
@@ -141,6 +145,7 @@ func confirm(r Request, text string, opts []zenity.Option) (Answer, error) {
 	if r.ApproveFor > 0 {
 		opts = append(opts, zenity.ExtraButton(r.ApproveForLabel()))
 	}
+	opts = append(opts, zenity.NoWrap())
 	err := zenity.Question(text, opts...)
 	switch {
 	case err == nil:

@@ -5,97 +5,360 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
-// A dialog grows with its text and never scrolls it: GNOME zenity showed a
-// 100-line message in a window 1,772 pixels tall (about 17 a line), with
-// its buttons and the origin line below the bottom of the screen, out of
-// reach. So the dialog shows at most MaxShownRows rows of the message,
-// counting a line as one row per WrapColumns columns (zenity 3.44 wrapped
-// 3,000 characters into 47 rows of about 64), and says what it left out.
-// 30 rows are about 510 pixels: with the title, the origin line and the
-// buttons, the window fits a screen 768 pixels tall.
-const (
-	MaxShownRows = 30
-	WrapColumns  = 60
+// What the person sees of a request is decided here, once, for every
+// place it is shown: a dialog window, a terminal, a phone, an MCP
+// client's form. A text is fitted to the place, never the other way
+// round. Three things could hide part of it, and Fit undoes each:
+//
+//   - padding and characters that show nothing, which push the rest out
+//     of view or read as nothing (Compact, then Literal);
+//   - an unbroken run of characters wider than the place: GNOME zenity
+//     wraps only at spaces, so 3,000 letters made a window 9,000 pixels
+//     wide with its buttons off the screen. Fit wraps every line itself,
+//     at the columns the place has, and the dialog is shown unwrapped
+//     (zenity --no-wrap), so rows are what Fit counts;
+//   - length: a window grows with its text and never scrolls. Where a
+//     text has more rows than the place, Fit keeps its head and its tail,
+//     the end of a command being what an injected tail hides in, with one
+//     line between them saying how much was left out, and a first line
+//     saying that the text is not shown whole.
+
+// A Surface is a place a request's text is shown, as far as fitting the
+// text to it goes.
+type Surface struct {
+	// Columns is how many columns a row of the place holds; Fit breaks
+	// every longer line into rows of it. 0 leaves wrapping to the place
+	// (a phone reflows text to its own width), and a line is one row.
+	Columns int
+	// Rows is the most rows of text the place shows; 0: any number.
+	Rows int
+	// Bytes is the most bytes of text the place takes; 0: any number.
+	Bytes int
+}
+
+// The places a request is shown, as Fit fits text to them.
+var (
+	// Screen is a dialog window on a screen of 1024 by 768 pixels, the
+	// smallest that ask-confirm fits: 60 columns are at most about 840
+	// pixels of the widest letters (W) in GTK's default font, with the
+	// icon and the margins beside them; 30 rows are about 560 pixels,
+	// with the buttons under them. What else the window says (the
+	// origin line, a note) is counted in the 30.
+	Screen = Surface{Columns: 60, Rows: 30}
+	// Phone is an ntfy notification: ntfy keeps 4,096 bytes of a
+	// message, and a phone's notification shows about forty lines before
+	// the person must scroll; the phone wraps the lines itself.
+	Phone = Surface{Rows: 40, Bytes: 4000}
+	// Form is an MCP client's form, which shows the text as a phone does.
+	Form = Surface{Rows: 40, Bytes: 8000}
 )
 
-// FitScreen returns message as a dialog window shows it: whole where it
-// fits in MaxShownRows rows, or else its first rows and a last line saying
-// how many of its lines were not shown in full. The text it keeps is
-// unchanged: the cut falls at the end of a line, or, in a line longer than
-// the rows left, at a character boundary.
-func FitScreen(message string) string {
-	lines := strings.Split(message, "\n")
-	rows := 0
-	for i, line := range lines {
-		need := rowsOf(line)
-		if rows+need <= MaxShownRows {
-			rows += need
+// Terminal is a terminal of width columns and height rows as Fit fits
+// text to it: a row less than the terminal's width, so that no row makes
+// the terminal wrap, and room left under the text for the prompt.
+func Terminal(width, height int) Surface {
+	if width <= 0 {
+		width = 80
+	}
+	if height <= 0 {
+		height = 24
+	}
+	return Surface{Columns: max(8, width-1), Rows: max(minRows, height-terminalPromptRows)}
+}
+
+// terminalPromptRows is what a terminal keeps for the title, the blank
+// lines around the text and the prompt's own rows, below the text.
+const terminalPromptRows = 6
+
+// minRows is the fewest rows a surface gives a text, whatever else takes
+// its room: the first line, a head, the line that says what was left out
+// and a tail.
+const minRows = 6
+
+// tooLong is the first line of a text that Fit did not show whole: the
+// person cannot approve what they were not shown, and is told so before
+// they read any of it.
+const tooLong = "Too long to show whole: deny unless you know all of it."
+
+// omittedMark stands between the head and the tail of a text cut to fit:
+// how many characters of it are not shown.
+const omittedMark = "… %s characters not shown …"
+
+// Fit returns text as surface s shows it, and whether it is shown whole:
+// its padding written as markers (Compact), everything that would not
+// show as itself written out (Literal), tabs expanded, each line broken
+// into rows of s.Columns (between words where a word boundary lies in the
+// last half of the row, else between characters), and, when the rows are
+// more than s.Rows or the bytes more than s.Bytes, a first line saying it
+// is too long to show whole, its first rows, a line saying how many
+// characters are not shown, and its last rows, about two thirds of the
+// room going to the head.
+//
+// A text that Fit cut before, and that holds its line of what was left
+// out (see Cut), is counted with what that line says.
+func Fit(text string, s Surface) (shown string, whole bool) {
+	t := Literal(Compact(strings.TrimRight(text, "\n")), true)
+	var rows []string
+	var soft []int // the rows that go on in the next: a line Fit broke
+	for _, line := range strings.Split(t, "\n") {
+		if s.Columns > 0 {
+			wrapped := wrapLine(expandTabs(line), s.Columns)
+			for i := range len(wrapped) - 1 {
+				soft = append(soft, len(rows)+i)
+			}
+			rows = append(rows, wrapped...)
+		} else {
+			rows = append(rows, line)
+		}
+	}
+	if fits(rows, s.Rows, s.Bytes) {
+		return strings.Join(rows, "\n"), true
+	}
+	return cutRows(rows, soft, s), false
+}
+
+// fits reports whether rows are within n rows (any number when n is 0)
+// and limit bytes joined (any when 0).
+func fits(rows []string, n, limit int) bool {
+	if n > 0 && len(rows) > n {
+		return false
+	}
+	if limit > 0 {
+		size := len(rows) - 1
+		for _, r := range rows {
+			size += len(r)
+		}
+		return size <= limit
+	}
+	return true
+}
+
+// cutRows is rows cut to s: the first line, the head, the line of what
+// was left out and the tail. soft are the rows that Fit broke off a
+// longer line: the break after each is no character of the text, and
+// is not counted as one left out.
+func cutRows(rows []string, soft []int, s Surface) string {
+	first := s.wrap(tooLong)
+	mark := s.wrap(fmt.Sprintf(omittedMark, "1,000,000,000"))
+	room := len(rows)
+	if s.Rows > 0 {
+		// The first line and the blank line under it, and the line of
+		// what was left out.
+		room = max(2, s.Rows-s.rowsOf(first)-1-s.rowsOf(mark))
+	}
+	headRows := max(1, room*2/3)
+	tailRows := max(1, room-headRows)
+	headBytes, tailBytes := len(rows)*2, len(rows)*2
+	for _, r := range rows {
+		headBytes += len(r)
+		tailBytes += len(r)
+	}
+	if s.Bytes > 0 {
+		left := max(64, s.Bytes-len(first)-2-len(mark)-2)
+		headBytes = left * 2 / 3
+		tailBytes = left - headBytes
+	}
+	all := strings.Join(rows, "\n")
+	headEnd := headOf(all, headRows, headBytes)
+	tailStart := tailOf(all, headEnd, tailRows, tailBytes)
+	middle := all[headEnd:tailStart]
+	left := utf8.RuneCountInString(strings.Trim(middle, "\n")) + cutBefore(middle)
+	at, next := 0, 0
+	for i, r := range rows {
+		if next < len(soft) && soft[next] == i {
+			next++
+			if at+len(r) >= headEnd && at+len(r) < tailStart {
+				left-- // the break after row i is in the middle
+			}
+		}
+		at += len(r) + 1
+	}
+	return first + "\n\n" + strings.TrimSuffix(all[:headEnd], "\n") + "\n" +
+		s.wrap(fmt.Sprintf(omittedMark, thousands(left))) + "\n" + strings.TrimPrefix(all[tailStart:], "\n")
+}
+
+// headOf is where the head of text ends: after at most n rows (lines of
+// text) and limit bytes, within a row at a character boundary where the
+// limit falls in its first row, or in a row it would take more than
+// half of.
+func headOf(text string, n, limit int) int {
+	end := 0
+	for rows := 0; rows < n && end < len(text); rows++ {
+		next := len(text)
+		if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+			next = end + i
+		}
+		if next > limit {
+			if rows == 0 || limit-end > (next-end)/2 {
+				end = runeStartAtOrBefore(text, max(end+1, limit))
+			}
+			return end
+		}
+		end = next
+		if end < len(text) {
+			end++ // the line break
+		}
+	}
+	return end
+}
+
+// tailOf is where the tail of text starts: before at most n rows and
+// limit bytes, and never before from (the head's end), cut within a row
+// as headOf cuts.
+func tailOf(text string, from, n, limit int) int {
+	start := len(text)
+	for rows := 0; rows < n && start > from; rows++ {
+		prev := from
+		if i := strings.LastIndexByte(text[from:max(from, start-1)], '\n'); i >= 0 && start > 0 {
+			prev = from + i + 1
+		}
+		if len(text)-prev > limit {
+			if rows == 0 || (len(text)-start) < limit-(start-prev)/2 {
+				cut := max(prev, len(text)-limit)
+				for cut < len(text) && !utf8.RuneStart(text[cut]) {
+					cut++
+				}
+				start = cut
+			}
+			return start
+		}
+		start = prev
+	}
+	return start
+}
+
+// Cut returns text cut, as Fit would cut it, to at most limit bytes
+// (counting its escapes: Literal), for a front end that must keep a text
+// it did not write within a request's limits before any surface fits it
+// (a command of 100 KB). Its line of what was left out is counted by
+// Fit, which cuts the text again, so that the count the person reads is
+// what they were not shown.
+func Cut(text string, limit int) string {
+	t := Literal(Compact(text), true)
+	if len(t) <= limit {
+		return t
+	}
+	return strings.TrimPrefix(cutRows(strings.Split(t, "\n"), nil, Surface{Bytes: limit}), tooLong+"\n\n")
+}
+
+// cutBefore is how many characters earlier cuts left out of s: the sum of
+// what the lines of s that say so (omittedMark) count, less the length of
+// those lines, which Fit counted as characters.
+func cutBefore(s string) int {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		rest, ok := strings.CutPrefix(line, "… ")
+		if !ok {
 			continue
 		}
-		kept := strings.Join(lines[:i], "\n")
-		if left := MaxShownRows - rows; left > 0 {
-			// Part of a long line, which is then not shown in full.
-			if kept != "" {
-				kept += "\n"
-			}
-			kept += prefixOfColumns(line, left*WrapColumns)
+		count, ok := strings.CutSuffix(rest, " characters not shown …")
+		if !ok {
+			continue
 		}
-		return kept + "\n" + fmt.Sprintf(msgLinesCut, thousands(len(lines)-i), thousands(len(lines)), plural(len(lines)))
-	}
-	return message
-}
-
-// msgLinesCut ends a message cut to fit the screen.
-const msgLinesCut = "… (cut: %s of %s %s not shown in full)"
-
-func plural(n int) string {
-	if n == 1 {
-		return "line"
-	}
-	return "lines"
-}
-
-// rowsOf is how many rows line takes in the dialog: at least one, and one
-// more for every WrapColumns columns.
-func rowsOf(line string) int {
-	return max(1, (columns(line)+WrapColumns-1)/WrapColumns)
-}
-
-// columns is how wide s is: one column a character, two for a wide one.
-func columns(s string) int {
-	n := 0
-	for _, r := range s {
-		n += width(r)
+		if c, err := strconv.Atoi(strings.ReplaceAll(count, ",", "")); err == nil && c > 0 {
+			// The line and the line break Cut added for it are no
+			// part of the text.
+			n += c - utf8.RuneCountInString(line) - 1
+		}
 	}
 	return n
 }
 
-// prefixOfColumns is the longest prefix of s at most n columns wide.
-func prefixOfColumns(s string, n int) string {
-	w := 0
-	for i, r := range s {
-		if w += width(r); w > n {
-			return s[:i]
+// wrapLine breaks line into rows of at most cols columns, as a terminal
+// counts them (a wide character takes two, a combining mark none): after
+// the last space of a row where it lies in the row's second half, else
+// between characters. It returns one row, maybe empty, for an empty line.
+func wrapLine(line string, cols int) []string {
+	var rows []string
+	start, width, lastSpace, spaceWidth := 0, 0, -1, 0
+	state := -1
+	for i := 0; i < len(line); {
+		c, _, w, st := uniseg.FirstGraphemeClusterInString(line[i:], state)
+		state = st
+		if width+w > cols && i > start {
+			if lastSpace > start && spaceWidth*2 >= cols {
+				rows = append(rows, line[start:lastSpace])
+				start, width = lastSpace, width-spaceWidth
+			} else {
+				rows = append(rows, line[start:i])
+				start, width = i, 0
+			}
+			lastSpace, spaceWidth = -1, 0
 		}
+		width += w
+		i += len(c)
+		if c == " " {
+			lastSpace, spaceWidth = i, width
+		}
+	}
+	return append(rows, line[start:])
+}
+
+// expandTabs replaces each tab in line with the spaces to the next stop
+// of eight columns, so that Fit counts the columns a tab takes.
+func expandTabs(line string) string {
+	if !strings.Contains(line, "\t") {
+		return line
+	}
+	var b strings.Builder
+	col := 0
+	state := -1
+	for rest := line; rest != ""; {
+		c, r, w, st := uniseg.FirstGraphemeClusterInString(rest, state)
+		rest, state = r, st
+		if c == "\t" {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteString(c)
+		col += w
+	}
+	return b.String()
+}
+
+// Rows is how many rows text takes on s, wrapped as Fit wraps it.
+func (s Surface) rowsOf(text string) int {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if s.Columns > 0 {
+			n += len(wrapLine(expandTabs(line), s.Columns))
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// less is s with the room that text takes on it taken away, though never
+// below minRows rows or a few hundred bytes, so the message always keeps
+// room for a head and a tail.
+func (s Surface) less(text string) Surface {
+	if s.Rows > 0 {
+		s.Rows = max(minRows, s.Rows-s.rowsOf(text))
+	}
+	if s.Bytes > 0 {
+		s.Bytes = max(512, s.Bytes-len(text))
 	}
 	return s
 }
 
-// width is a character's width in columns: 2 for the East Asian wide and
-// full-width ranges and the pictographs, which take two in most fonts;
-// 1 otherwise (an invalid byte too: it is shown as one character).
-func width(r rune) int {
-	switch {
-	case r == utf8.RuneError:
-		return 1
-	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3,
-		r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60,
-		r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1FAFF, r >= 0x20000 && r <= 0x3FFFD:
-		return 2
+// wrap is text broken into rows of s.Columns, as Fit breaks its lines,
+// without cutting it: for the lines ask-confirm writes under a message.
+func (s Surface) wrap(text string) string {
+	if s.Columns <= 0 {
+		return text
 	}
-	return 1
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		lines[i] = strings.Join(wrapLine(expandTabs(line), s.Columns), "\n")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // thousands writes n with commas between groups of three digits: 12,345.

@@ -178,12 +178,60 @@ func FuzzLiteral(f *testing.F) {
 		}
 		plain := true
 		for _, c := range s {
-			plain = plain && (unicode.IsGraphic(c) && !unicode.Is(unicode.Cf, c) && c != 0x2028 && c != 0x2029 || c == ' ' || multiline && (c == '\n' || c == '\t'))
+			plain = plain && (unicode.IsGraphic(c) && !Hidden(c) && !unicode.In(c, unicode.Mn, unicode.Me) && c != 0x2028 && c != 0x2029 || c == ' ' || multiline && (c == '\n' || c == '\t'))
 		}
 		if plain && utf8.ValidString(s) && out != s {
 			t.Fatalf("Literal changed plain text %q to %q", s, out)
 		}
+		if again := Literal(out, multiline); again != out {
+			t.Fatalf("Literal(%q) = %q, and Literal of that is %q", s, out, again)
+		}
 	})
+}
+
+// Whatever text Fit is given, on a surface of at least 40 columns and 12
+// rows, what it returns keeps within the surface, passes Validate's
+// character checks as a message, and, where the text ends in a space and
+// a plain word, ends in that word: the tail of a text is never what a fit
+// drops.
+func FuzzFit(f *testing.F) {
+	f.Add("ls "+strings.Repeat("A", 3000)+" ; rm -rf ~/x", 60, 30, 0)
+	f.Add(strings.Repeat("echo abc\n", 400)+"rm zebra", 79, 18, 0)
+	f.Add("ls"+strings.Repeat("\u200b", 500)+" tail", 0, 40, 4000)
+	f.Add(strings.Repeat("\x1b[31m\t\r\n", 300)+" end", 39, 12, 0)
+	f.Add("e"+strings.Repeat("\u0301", 300)+" word", 60, 30, 512)
+	f.Fuzz(func(t *testing.T, text string, columns, rows, limit int) {
+		s := Surface{Columns: columns, Rows: rows, Bytes: limit}
+		if columns != 0 {
+			s.Columns = 40 + abs(columns)%200
+		}
+		if rows != 0 {
+			s.Rows = 12 + abs(rows)%100
+		}
+		if limit != 0 || s.Rows == 0 && s.Columns == 0 {
+			s.Bytes = 512 + abs(limit)%20000
+		}
+		shown, _ := Fit(text, s)
+		checkFitted(t, shown, s)
+		if err := checkText("--message", shown, len(shown)+1, false, true); err != nil {
+			t.Fatalf("Fit(%q) = %q, which Validate refuses: %v", text, shown, err)
+		}
+		last := text[strings.LastIndexAny(text, " \n")+1:]
+		plainWord := len(last) >= 3 && len(last) <= 12 && strings.LastIndexAny(text, " \n") >= 0 && text[strings.LastIndexAny(text, " \n")] == ' '
+		for _, c := range last {
+			plainWord = plainWord && c >= 'a' && c <= 'z'
+		}
+		if plainWord && !strings.HasSuffix(shown, last) {
+			t.Fatalf("Fit(%q, %+v) lost the last word %q:\n%s", text, s, last, shown)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // FuzzChoice builds a choice from fuzzed text: options (each "LABEL" or

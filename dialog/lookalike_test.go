@@ -22,7 +22,7 @@ func TestValidateRefusesLabelsThatReadTheSame(t *testing.T) {
 		{"leading no-break space", "Approve", "\u00a0Approve", "--cancel-label", "reads the same as --ok-label"},
 		{"ideographic space between", "Go on", "Go\u3000on", "--cancel-label", "reads the same as --ok-label"},
 		{"two spaces for one", "Go on", "Go  on", "--cancel-label", "reads the same as --ok-label"},
-		{"Hangul filler", "Approve", "Approve\u3164", "--cancel-label", "reads the same as --ok-label"},
+		{"Hangul filler", "Approve", "Approve\u3164", "--cancel-label", "invisible character U+3164"},
 		{"variation selector", "Approve", "Approve\ufe0f", "--cancel-label", "reads the same as --ok-label"},
 		{"Cyrillic look-alikes", "Approve", "\u0410pp\u0433\u043ev\u0435", "--cancel-label", "reads the same as --ok-label"},
 		{"Greek omicron", "OK", "\u039fK", "--cancel-label", "reads the same as --ok-label"},
@@ -30,6 +30,16 @@ func TestValidateRefusesLabelsThatReadTheSame(t *testing.T) {
 		{"decomposed accent", "Caf\u00e9", "Cafe\u0301", "--cancel-label", "reads the same as --ok-label"},
 		{"ligature", "Confirm fix", "Confirm \ufb01x", "--cancel-label", "reads the same as --ok-label"},
 		{"digit one for ell", "Allow", "A1low", "--cancel-label", "reads the same as --ok-label"},
+		// A dot above on an i is drawn as the i's own dot, on a dotless i
+		// as the dot it lacks. Before, both were told from "Confirm".
+		{"i with a dot above", "Confirm", "Confi\u0307rm", "--cancel-label", "reads the same as --ok-label"},
+		{"dotless i with a dot above", "Confirm", "Conf\u0131\u0307rm", "--cancel-label", "reads the same as --ok-label"},
+		{"i with a dot below, then above", "Commi\u0323t", "Commi\u0323\u0307t", "--cancel-label", "reads the same as --ok-label"},
+		{"dotted i beside dotless i and dot", "Commi\u0307t", "Comm\u0131\u0307t", "--cancel-label", "reads the same as --ok-label"},
+		{"j with a dot above", "Adjust", "Adj\u0307ust", "--cancel-label", "reads the same as --ok-label"},
+		{"Cyrillic i with a dot above", "Commit", "Comm\u0456\u0307t", "--cancel-label", "reads the same as --ok-label"},
+		{"blank musical notehead", "Approve", "Approve\U0001D159", "--cancel-label", "invisible character U+1D159"},
+		{"Khitan filler", "Approve", "Appro\U00016FE4ve", "--cancel-label", "invisible character U+16FE4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := validRequest()
@@ -39,9 +49,12 @@ func TestValidateRefusesLabelsThatReadTheSame(t *testing.T) {
 	}
 	for _, c := range []struct{ name, ok, cancel string }{
 		{"different words", "Approve", "Cancel"},
-		{"case", "OK", "ok"},
+		{"case", "Send", "send"},
 		{"emoji with a joiner", "\U0001F468\u200d\U0001F4BB Deploy", "Cancel"},
 		{"accented and plain", "R\u00e9sum\u00e9", "Resume"},
+		{"i with an acute, which has no dot of its own", "Commi\u0301t", "Commit"},
+		{"a dot above a letter without one", "Pull", "Pu\u0307ll"},
+		{"two dots above an i", "Commit", "Commi\u0307\u0307t"},
 	} {
 		t.Run("accepts "+c.name, func(t *testing.T) {
 			r := validRequest()
@@ -102,6 +115,12 @@ func TestSeenAs(t *testing.T) {
 		"A1low":               SeenAs("Allow"),
 		"rn":                  SeenAs("m"),
 		"Approve\u3164\u2800": "Approve",
+		"Confi\u0307rm":       SeenAs("Confirm"),
+		"Conf\u0131\u0307rm":  SeenAs("Confirm"),
+		"\u0130":              SeenAs("I\u0307"),
+		"Approve\U0001D159":   "Approve",
+		"Appro\U00016FE4ve":   "Approve",
+		"Approve\u034f\u17b4": "Approve",
 	} {
 		if got := SeenAs(in); got != want {
 			t.Errorf("SeenAs(%q) = %q, want %q", in, got, want)
@@ -115,7 +134,7 @@ func TestSeenAs(t *testing.T) {
 // text reads as nothing; and Validate never accepts two buttons that
 // read the same.
 func FuzzSeenAs(f *testing.F) {
-	for _, s := range []string{"Approve", "Go on", "Caf\u00e9", "\u0410pprove", "", " ", "\u200b", "rn", "\U0001F468\u200d\U0001F4BB"} {
+	for _, s := range []string{"Approve", "Go on", "Caf\u00e9", "\u0410pprove", "", " ", "\u200b", "rn", "\U0001F468\u200d\U0001F4BB", "Conf\u0131\u0307rm", "i\u0323\u0307"} {
 		f.Add(s, "Cancel")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
@@ -123,7 +142,7 @@ func FuzzSeenAs(f *testing.F) {
 			return
 		}
 		seen := SeenAs(a)
-		for _, disguised := range []string{a + "\u200b", "\ufeff" + a, " " + a + "\u00a0", a + "\u3164"} {
+		for _, disguised := range []string{a + "\u200b", "\ufeff" + a, " " + a + "\u00a0", a + "\u3164", a + "\U0001D159", "\U00016FE4" + a} {
 			if got := SeenAs(disguised); got != seen {
 				t.Fatalf("SeenAs(%q) = %q, but SeenAs(%q) = %q", disguised, got, a, seen)
 			}

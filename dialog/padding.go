@@ -11,7 +11,7 @@ import (
 // a run of blank lines, or of blanks within a line, pushes what follows
 // below the window's edge, past a phone's preview or past a cut, so that
 // a person approves "ls" without seeing the rm -rf under it. Compact
-// writes such a run as a visible marker, and Cut keeps a text's head and
+// writes such a run as a visible marker, and Fit keeps a text's head and
 // its tail when it must be shortened, so that every non-blank part of a
 // text can be seen wherever it is shown.
 
@@ -38,12 +38,13 @@ const (
 
 // Compact returns s with each run of padding written as a marker: three
 // or more line breaks (\n, \r\n, \r, \v, \f, U+0085, U+2028, U+2029)
-// with only blanks between them become one line "⏎ ×N", N the number of
-// breaks; a run of blanks within a line (spaces, tabs, Unicode spaces
-// and the blank fillers, IsBlank) wider than 32 columns, a tab counting
-// as 8, becomes "␠ ×N", N the number of characters. Everything else,
-// invisible characters included, is left for Literal; Compact is
-// idempotent.
+// with only blanks or characters that show nothing (Hidden) between them
+// become one line "⏎ ×N", N the number of breaks; a run of blanks within a
+// line (spaces, tabs, Unicode spaces and the blank fillers, IsBlank, with
+// hidden characters among them) wider than 32 columns, a tab counting as 8
+// and a hidden character as none, becomes "␠ ×N", N the number of
+// characters. Everything else, a run of hidden characters alone
+// included, is left for Literal; Compact is idempotent.
 func Compact(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -60,7 +61,7 @@ func Compact(s string) string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !IsBlank(r) {
+		if !pads(r) {
 			b.WriteString(s[i : i+size])
 			i += size
 			continue
@@ -101,7 +102,7 @@ func breakRun(s string) (breaks, end int) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !IsBlank(r) {
+		if !pads(r) {
 			break
 		}
 		i += size
@@ -114,19 +115,25 @@ func breakRun(s string) (breaks, end int) {
 func blankRun(s string) (chars, cols, end int) {
 	for end < len(s) {
 		r, size := utf8.DecodeRuneInString(s[end:])
-		if !IsBlank(r) {
+		if !pads(r) {
 			break
 		}
 		chars++
-		if r == '\t' {
+		switch {
+		case r == '\t':
 			cols += 8
-		} else {
+		case IsBlank(r):
 			cols++
 		}
 		end += size
 	}
 	return chars, cols, end
 }
+
+// pads reports whether r can be part of padding: a blank, or a
+// character that shows nothing at all (Hidden), which takes no column but
+// makes a line that holds nothing else look empty.
+func pads(r rune) bool { return IsBlank(r) || Hidden(r) }
 
 // IsBlank reports whether r shows as empty space within a line: a space
 // or tab, any Unicode space separator (no-break, em, ideographic…), and
@@ -138,71 +145,6 @@ func IsBlank(r rune) bool {
 		return true
 	}
 	return unicode.Is(unicode.Zs, r)
-}
-
-// Cut shortens s to at most maxBytes bytes and maxLines lines (no line
-// limit when maxLines < 0), keeping both its head and its tail: whatever
-// padding or bulk sits in the middle, the end of a text is as visible as
-// its start. It returns s whole as head, with omitted 0, when it fits;
-// otherwise about two thirds of the room go to the head and the rest to
-// the tail, each cut at a line break where there is one and never within
-// a UTF-8 sequence, and omitted is the number of bytes between them. The
-// caller shows a line saying so between head and tail.
-func Cut(s string, maxBytes, maxLines int) (head, tail string, omitted int) {
-	if len(s) <= maxBytes && (maxLines < 0 || strings.Count(s, "\n") < maxLines) {
-		return s, "", 0
-	}
-	headBytes := maxBytes * 2 / 3
-	tailBytes := maxBytes - headBytes
-	headLines, tailLines := -1, -1
-	if maxLines >= 0 {
-		// One line of the room goes to the line that says what was cut.
-		headLines = max(1, (maxLines-1)*2/3)
-		tailLines = max(1, maxLines-1-headLines)
-	}
-	head = headOf(s, headBytes, headLines)
-	tail = tailOf(s[len(head):], tailBytes, tailLines)
-	return head, tail, len(s) - len(head) - len(tail)
-}
-
-// headOf is the longest start of s within n bytes and lines lines
-// (lines < 0: any number).
-func headOf(s string, n, lines int) string {
-	h := s[:runeStartAtOrBefore(s, min(n, len(s)))]
-	if lines < 0 {
-		return h
-	}
-	count := 0
-	for i := range len(h) {
-		if h[i] == '\n' {
-			if count++; count == lines {
-				return h[:i]
-			}
-		}
-	}
-	return h
-}
-
-// tailOf is the longest end of s within n bytes and lines lines (lines
-// < 0: any number).
-func tailOf(s string, n, lines int) string {
-	start := len(s) - min(n, len(s))
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	t := s[start:]
-	if lines < 0 {
-		return t
-	}
-	count := 0
-	for i := len(t) - 1; i >= 0; i-- {
-		if t[i] == '\n' {
-			if count++; count == lines {
-				return t[i+1:]
-			}
-		}
-	}
-	return t
 }
 
 // runeStartAtOrBefore returns the largest index at most n at which s can

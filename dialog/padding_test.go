@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/internal/padding"
 )
@@ -60,34 +59,7 @@ func TestCompact(t *testing.T) {
 func TestShownCompactsPadding(t *testing.T) {
 	r := Request{Message: "Run ls?" + strings.Repeat("\n", 40) + "and rm -rf ~", Origin: "agent in ~/w"}
 	want := "Run ls?\n⏎ ×40\nand rm -rf ~\n\nAsked by agent in ~/w"
-	if got := r.Shown(time.Time{}, time.Time{}); got != want {
+	if got := shownText(r, time.Time{}, time.Time{}); got != want {
 		t.Errorf("Shown = %q, want %q", got, want)
-	}
-}
-
-func TestCutKeepsHeadAndTail(t *testing.T) {
-	var lines []string
-	for i := range 100 {
-		lines = append(lines, strings.Repeat("x", i%7)+"line")
-	}
-	s := strings.Join(lines, "\n")
-	head, tail, n := Cut(s, 10000, 25)
-	if strings.Count(head, "\n")+1+strings.Count(tail, "\n")+1 > 24 {
-		t.Errorf("head %q and tail %q hold more than the 24 lines left for them", head, tail)
-	}
-	if !strings.HasPrefix(s, head) || !strings.HasSuffix(s, tail) || len(head)+n+len(tail) != len(s) {
-		t.Errorf("head %d, omitted %d, tail %d bytes do not make up %d", len(head), n, len(tail), len(s))
-	}
-	if !strings.HasSuffix(tail, lines[99]) || tail[0] == '\n' {
-		t.Errorf("tail %q", tail)
-	}
-
-	s = strings.Repeat("é✓", 3000)
-	head, tail, n = Cut(s, 1000, -1)
-	if len(head)+len(tail) > 1000 || !utf8.ValidString(head) || !utf8.ValidString(tail) || n == 0 || len(tail) < 300 {
-		t.Errorf("Cut of %d bytes to 1000: head %d, tail %d, omitted %d", len(s), len(head), len(tail), n)
-	}
-	if head, tail, n := Cut("fits", 10, 1); head != "fits" || tail != "" || n != 0 {
-		t.Errorf("Cut of a text that fits: %q %q %d", head, tail, n)
 	}
 }

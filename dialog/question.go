@@ -155,21 +155,28 @@ func (r Request) onlyChoice() error {
 
 // checkVisible refuses, in one line of text a person picks or reads as a
 // value, what would make it break or look like other text: the line and
-// paragraph separators and invisible format characters, apart from the
-// zero-width joiner that emoji sequences are made with.
+// paragraph separators and every character that shows nothing (invisible:
+// format characters, fillers, tags, a blank notehead), apart from the two
+// that emoji are made with, the zero-width joiner and the variation
+// selectors, which SeenAs drops when it compares.
 func checkVisible(field, s string) error {
 	for i, c := range s {
-		if c == 0x2028 || c == 0x2029 || (unicode.Is(unicode.Cf, c) && c != 0x200d) {
+		if c == 0x2028 || c == 0x2029 || (Hidden(c) && c != zeroWidthJoiner && !unicode.Is(unicode.Variation_Selector, c)) {
 			return &InvalidError{field, fmt.Sprintf("contains the invisible character U+%04X at offset %d, which can make two texts look alike", c, i)}
 		}
 	}
 	return nil
 }
 
+// zeroWidthJoiner joins the emoji of a sequence ("👨\u200d💻") into one.
+const zeroWidthJoiner = '\u200d'
+
 // validateOptions checks a choice: between 2 and MaxOptions options, each
-// with a distinct label that reads as itself in a list and cannot be taken
-// for a command-line flag by the program that shows the list, and a
-// default that is one of them.
+// with a distinct label that reads as itself in a list (no character that
+// shows nothing, and none that no font draws as itself:
+// checkLabelCharacters) and cannot be taken for a command-line flag by the
+// program that shows the list, and a default that is one of them. What an
+// option's label says is the caller's own: an option may be "Deny".
 func (r Request) validateOptions() error {
 	bad := func(field, reason string) error { return &InvalidError{field, reason} }
 	switch {
@@ -191,6 +198,9 @@ func (r Request) validateOptions() error {
 			return err
 		}
 		if err := checkVisible(field, o.Label); err != nil {
+			return err
+		}
+		if err := checkLabelCharacters(field, o.Label); err != nil {
 			return err
 		}
 		if err := checkVisible(field+" description", o.Description); err != nil {

@@ -108,27 +108,39 @@ type Request struct {
 	Note string `json:"-"`
 }
 
-// Shown is the text the dialog shows: the message, its padding written
-// as markers (Compact) so that nothing in it hides below a run of blank
-// lines, then, unless Origin is empty, a line saying who asks and, when
-// closes is set, when the dialog closes unanswered, as Clock says it to a
-// person reading it at now, then the Note, if any.
-func (r Request) Shown(closes, now time.Time) string {
-	msg := Compact(r.Message)
+// Shown is the text surface s shows of r, and whether it shows its
+// message whole: the message fitted to s (Fit) in the room the lines
+// under it leave, then, unless Origin is empty, a line saying who asks
+// and, when closes is set, when the request closes unanswered, as Clock
+// says it to a person reading it at now, then the Note, if any. The lines
+// under the message are wrapped as the message is, and never cut: they
+// are ask-confirm's own, and short. A front end that shows a message
+// that is not whole makes Deny its default answer.
+func (r Request) Shown(s Surface, closes, now time.Time) (text string, whole bool) {
+	var under []string
 	if r.Origin != "" {
 		line := fmt.Sprintf(originLine, r.Origin)
 		if !closes.IsZero() {
 			line += fmt.Sprintf(originCloses, Clock(closes.Local(), now))
 		}
-		msg += "\n\n" + line
+		under = append(under, "", line)
 	}
 	if r.Note != "" {
 		if r.Origin == "" {
-			msg += "\n"
+			under = append(under, "")
 		}
-		msg += "\n" + r.Note
+		under = append(under, r.Note)
 	}
-	return msg
+	after := s.wrap(Literal(strings.Join(under, "\n"), true))
+	room := s
+	if len(under) > 0 {
+		room = s.less(after)
+	}
+	msg, whole := Fit(r.Message, room)
+	if len(under) > 0 {
+		msg += "\n" + after
+	}
+	return msg, whole
 }
 
 // The origin line under the question.
@@ -142,8 +154,10 @@ const (
 // a terminal could misrender: invalid UTF-8, NUL and other control characters
 // (a message may hold newlines and tabs), bidirectional overrides, a
 // message or label that shows nothing (empty, or only spaces and invisible
-// characters), invisible characters in a button's label, two buttons whose
-// labels read the same (SeenAs) and text over the size limits.
+// characters), invisible, private-use and unassigned characters in a
+// button's label, two buttons whose labels read the same (SeenAs), a
+// button that reads as the other's answer (an approving "Deny", a
+// refusing "Approve": validateLabels) and text over the size limits.
 func (r Request) Validate() error {
 	checks := []struct {
 		field, value string
@@ -182,7 +196,7 @@ func (r Request) Validate() error {
 	if SeenAs(r.OKLabel) == SeenAs(r.CancelLabel) {
 		return &InvalidError{"--cancel-label", fmt.Sprintf("%q reads the same as --ok-label %q, so the person could not tell the buttons apart", r.CancelLabel, r.OKLabel)}
 	}
-	return nil
+	return r.validateLabels()
 }
 
 func validIcon(icon string) bool {

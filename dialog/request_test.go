@@ -46,7 +46,7 @@ func TestValidateAccepts(t *testing.T) {
 		}},
 		{"right-to-left text without overrides", func(r *Request) { r.Message = "שלום עולם مرحبا" }},
 		{"unicode labels", func(r *Request) { r.OKLabel, r.CancelLabel = "Oui ✓", "Non ✗" }},
-		{"labels differing only in case", func(r *Request) { r.OKLabel, r.CancelLabel = "ok", "OK" }},
+		{"labels differing only in case", func(r *Request) { r.OKLabel, r.CancelLabel = "send", "SEND" }},
 		{"title at the limit", func(r *Request) { r.Title = strings.Repeat("t", MaxTitleBytes) }},
 		{"title at the limit in two-byte runes", func(r *Request) { r.Title = strings.Repeat("é", MaxTitleBytes/2) }},
 		{"message at the limit", func(r *Request) { r.Message = strings.Repeat("m", MaxMessageBytes) }},
@@ -219,11 +219,11 @@ func TestShownWithNote(t *testing.T) {
 	r.Message = "Ship v2?"
 	id, content := r.Identity(), r.ContentHash()
 	r.Note = "Your answer counts as Alice's vote; 2 of 3 approvals needed"
-	if got, want := r.Shown(time.Time{}, time.Time{}), "Ship v2?\n\n"+r.Note; got != want {
+	if got, want := shownText(r, time.Time{}, time.Time{}), "Ship v2?\n\n"+r.Note; got != want {
 		t.Fatalf("Shown = %q, want %q", got, want)
 	}
 	r.Origin = "deploy.sh in ~/src/app"
-	if got, want := r.Shown(time.Time{}, time.Time{}), "Ship v2?\n\nAsked by deploy.sh in ~/src/app\n"+r.Note; got != want {
+	if got, want := shownText(r, time.Time{}, time.Time{}), "Ship v2?\n\nAsked by deploy.sh in ~/src/app\n"+r.Note; got != want {
 		t.Fatalf("Shown = %q, want %q", got, want)
 	}
 	r.Origin = ""
@@ -243,21 +243,21 @@ func TestShownWithOrigin(t *testing.T) {
 	r.Message = "Ship v2?"
 	// The test's own clock, read in the machine's zone as the dialog is.
 	now := time.Date(2026, 11, 23, 9, 30, 0, 0, time.Local)
-	if got := r.Shown(now.Add(time.Hour), now); got != "Ship v2?" {
+	if got := shownText(r, now.Add(time.Hour), now); got != "Ship v2?" {
 		t.Fatalf("without an origin: %q", got)
 	}
 	id, content := r.Identity(), r.ContentHash()
 	r.Origin = "deploy.sh in ~/src/app"
 	closes := time.Date(2026, 11, 23, 14, 5, 0, 0, time.Local)
-	if got, want := r.Shown(closes, now), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 14:05"; got != want {
+	if got, want := shownText(r, closes, now), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 14:05"; got != want {
 		t.Fatalf("Shown = %q, want %q", got, want)
 	}
 	// Asked at 00:20 for 24 hours: the line names the day it closes.
 	asked := time.Date(2026, 11, 26, 0, 20, 0, 0, time.Local)
-	if got, want := r.Shown(asked.AddDate(0, 0, 1), asked), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 00:20 on Fri 27 Nov"; got != want {
+	if got, want := shownText(r, asked.AddDate(0, 0, 1), asked), "Ship v2?\n\nAsked by deploy.sh in ~/src/app · closes at 00:20 on Fri 27 \nNov"; got != want {
 		t.Fatalf("Shown across midnight = %q, want %q", got, want)
 	}
-	if got, want := r.Shown(time.Time{}, now), "Ship v2?\n\nAsked by deploy.sh in ~/src/app"; got != want {
+	if got, want := shownText(r, time.Time{}, now), "Ship v2?\n\nAsked by deploy.sh in ~/src/app"; got != want {
 		t.Fatalf("Shown without a deadline = %q, want %q", got, want)
 	}
 	if r.Identity() != id || r.ContentHash() != content {
@@ -331,4 +331,10 @@ func TestShortDuration(t *testing.T) {
 			t.Errorf("ShortDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// shownText is what a dialog shows of r (Shown on the Screen).
+func shownText(r Request, closes, now time.Time) string {
+	text, _ := r.Shown(Screen, closes, now)
+	return text
 }

@@ -158,8 +158,12 @@ func TestDocsShownCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("A text still longer than %d lines or %s bytes keeps its first and its last lines", maxShownLines, thousands(maxShownBytes))
-	if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
-		t.Errorf("docs/agent-hooks.md does not say %q", want)
+	for _, want := range []string{
+		fmt.Sprintf("A command longer than %s bytes once escaped is cut", thousands(maxShownBytes)),
+		fmt.Sprintf("which are cut to %d bytes", maxSaidBytes),
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), want) {
+			t.Errorf("docs/agent-hooks.md does not say %q", want)
+		}
 	}
 }

@@ -107,13 +107,13 @@ func TestRequestOfEachPayload(t *testing.T) {
 		scope   string
 	}{
 		{"claude-code/pretooluse-bash.json", "Claude Code: Bash in shop",
-			[]string{"Run this command?\n\nnpm run build && rm -rf dist/legacy\n\n", "Claude Code says: Build the bundle and remove the legacy output\n\n", "Asked by Claude Code in ~/src/shop"},
+			[]string{"Run this command?\n\n", "Claude Code says: Build the bundle and remove the legacy output\n\n", "npm run build && rm -rf dist/legacy\n\n", "Asked by Claude Code in ~/src/shop"},
 			"Bash", "/home/dana/src/shop"},
 		{"claude-code/permissionrequest-bash.json", "Claude Code: Bash in shop",
-			[]string{"Run this command?\n\ngit push --force-with-lease origin release/2.4\n\n", "Claude Code says: Push the rebased release branch", "Asked by Claude Code in ~/src/shop"},
+			[]string{"Run this command?\n\n", "Claude Code says: Push the rebased release branch", "\n\ngit push --force-with-lease origin release/2.4\n\n", "Asked by Claude Code in ~/src/shop"},
 			"Bash", "/home/dana/src/shop"},
 		{"claude-code/pretooluse-write.json", "Claude Code: Write in shop",
-			[]string{"Write this file?\n\n/home/dana/src/shop/.github/workflows/release.yml\n\n", "(232 bytes of content)", "Asked by Claude Code in ~/src/shop"},
+			[]string{"Write this file?\n\n", "(232 bytes of content)", "\n\n/home/dana/src/shop/.github/workflows/release.yml\n\n", "Asked by Claude Code in ~/src/shop"},
 			"Write", "/home/dana/src/shop"},
 		{"claude-code/pretooluse-edit.json", "Claude Code: Edit in shop",
 			[]string{"Edit this file?\n\n/home/dana/src/shop/src/payments/stripe.ts\n\n", "Asked by Claude Code in ~/src/shop"},
@@ -127,10 +127,10 @@ func TestRequestOfEachPayload(t *testing.T) {
 				"Asked by Claude Code in ~/src/shop"},
 			"mcp__github__create_issue", "/home/dana/src/shop"},
 		{"codex/permissionrequest-bash.json", "Codex: Bash in engine",
-			[]string{"Run this command?\n\ncargo publish -p engine-core\n\n", "Codex says: Publish engine-core 0.9.0 to crates.io\n\n", "Asked by Codex in ~/src/engine"},
+			[]string{"Run this command?\n\n", "Codex says: Publish engine-core 0.9.0 to crates.io\n\n", "cargo publish -p engine-core\n\n", "Asked by Codex in ~/src/engine"},
 			"Bash", "/home/dana/src/engine"},
 		{"codex/permissionrequest-apply_patch.json", "Codex: apply_patch in engine",
-			[]string{"Apply this patch?\n\nUpdate File: src/lib.rs\nAdd File: CHANGELOG.md\nDelete File: src/legacy.rs\n\n", "(a patch of 212 bytes)", "Asked by Codex in ~/src/engine"},
+			[]string{"Apply this patch?\n\n", "(a patch of 212 bytes)", "\n\nUpdate File: src/lib.rs\nAdd File: CHANGELOG.md\nDelete File: src/legacy.rs\n\n", "Asked by Codex in ~/src/engine"},
 			"apply_patch", "/home/dana/src/engine"},
 		{"codex/permissionrequest-mcp.json", "Codex: mcp__postgres__execute_sql in engine",
 			[]string{`Use the tool "execute_sql" of the MCP server "postgres"?` + "\n\n",
@@ -138,10 +138,10 @@ func TestRequestOfEachPayload(t *testing.T) {
 				"Asked by Codex in ~/src/engine"},
 			"mcp__postgres__execute_sql", "/home/dana/src/engine"},
 		{"gemini/beforetool-run_shell_command.json", "Gemini CLI: run_shell_command in site",
-			[]string{"Run this command?\n\nfirebase deploy --only hosting\n\n", "Gemini CLI says: Deploy the built site to production hosting", "Asked by Gemini CLI in ~/src/site"},
+			[]string{"Run this command?\n\n", "Gemini CLI says: Deploy the built site to production hosting", "\n\nfirebase deploy --only hosting\n\n", "Asked by Gemini CLI in ~/src/site"},
 			"run_shell_command", "/home/dana/src/site"},
 		{"gemini/beforetool-write_file.json", "Gemini CLI: write_file in site",
-			[]string{"Write this file?\n\n/home/dana/src/site/firebase.json\n\n", "(38 bytes of content)", "Asked by Gemini CLI in ~/src/site"},
+			[]string{"Write this file?\n\n", "(38 bytes of content)", "\n\n/home/dana/src/site/firebase.json\n\n", "Asked by Gemini CLI in ~/src/site"},
 			"write_file", "/home/dana/src/site"},
 		{"cursor/beforeshellexecution.json", "Cursor: Shell in app",
 			[]string{"Run this command?\n\ndocker compose down --volumes", "Asked by Cursor in ~/src/app"},
@@ -163,16 +163,19 @@ func TestRequestOfEachPayload(t *testing.T) {
 			if r.Title != c.title {
 				t.Errorf("title %q, want %q", r.Title, c.title)
 			}
-			rest := r.Shown(time.Time{}, time.Time{})
+			// Shown on a surface as wide as any line here: the
+			// words are in order, not broken into rows.
+			shown, _ := r.Shown(dialog.Surface{Columns: 400}, time.Time{}, time.Time{})
+			rest := shown
 			for _, w := range c.want {
 				i := strings.Index(rest, w)
 				if i < 0 {
-					t.Fatalf("the dialog lacks %q (in order):\n%s", w, r.Shown(time.Time{}, time.Time{}))
+					t.Fatalf("the dialog lacks %q (in order):\n%s", w, shown)
 				}
 				rest = rest[i+len(w):]
 			}
-			if !strings.HasSuffix(r.Shown(time.Time{}, time.Time{}), c.want[len(c.want)-1]) {
-				t.Errorf("the dialog does not end with where and by whom it is asked:\n%s", r.Shown(time.Time{}, time.Time{}))
+			if !strings.HasSuffix(shown, c.want[len(c.want)-1]) {
+				t.Errorf("the dialog does not end with where and by whom it is asked:\n%s", shown)
 			}
 			m := keyPattern.FindStringSubmatch(r.Key)
 			if m == nil || m[1] != p.Host.Name || m[2] != c.keyTool {
@@ -333,16 +336,35 @@ func TestKeyOfALongToolName(t *testing.T) {
 	}
 }
 
+// What a person is shown of a long command keeps its head and its tail
+// in view, says how much is left out, and starts by saying it is too
+// long to show whole: the message holds the command whole up to
+// maxShownBytes, and each place fits it (dialog.Fit); past that, the hook
+// cuts it first, and the count covers both cuts.
 func TestShorteningIsVisible(t *testing.T) {
-	t.Run("bytes", func(t *testing.T) {
-		command := strings.Repeat("x", 5000)
+	shown := func(t *testing.T, command string) (string, dialog.Request) {
+		t.Helper()
 		p, err := parseAs(t, "claude-code", bash("/w", command))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := p.Request(home).Message
-		if !strings.HasSuffix(m, "\n"+strings.Repeat("x", 1000)+"\n… 3,500 more bytes not shown …\n"+strings.Repeat("x", 500)) {
-			t.Fatalf("a 5000-byte command is not cut visibly at %d bytes:\n%.300s…", maxShownBytes, m)
+		r := p.Request(home)
+		text, whole := r.Shown(dialog.Screen, time.Time{}, time.Time{})
+		if whole {
+			t.Fatalf("a long command is shown whole:\n%s", text)
+		}
+		if !strings.HasPrefix(text, "Too long to show whole: deny unless you know all of it.\n\n"+msgRunCommand+"\n\n") {
+			t.Fatalf("the dialog does not say first that the command is too long to show whole:\n%s", text)
+		}
+		return text, r
+	}
+	t.Run("bytes", func(t *testing.T) {
+		text, r := shown(t, strings.Repeat("x", 5000))
+		if !strings.HasSuffix(r.Message, strings.Repeat("x", 5000)) {
+			t.Fatalf("a 5000-byte command is not whole in the request: %.300s…", r.Message)
+		}
+		if !strings.Contains(text, " characters not shown …\n"+strings.Repeat("x", 60)) || !strings.HasSuffix(text, strings.Repeat("x", 20)+"\n\nAsked by Claude Code in /w") {
+			t.Fatalf("a 5000-byte command is not cut visibly:\n%s", text)
 		}
 	})
 	t.Run("lines", func(t *testing.T) {
@@ -350,15 +372,9 @@ func TestShorteningIsVisible(t *testing.T) {
 		for i := 1; i <= 100; i++ {
 			lines = append(lines, fmt.Sprintf("echo %03d", i))
 		}
-		p, err := parseAs(t, "claude-code", bash("/w", strings.Join(lines, "\n")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := p.Request(home).Message
-		left := len(strings.Join(lines[16:92], "\n")) + 2 // and the newlines around them
-		if !strings.Contains(m, "echo 016\n… "+thousands(left)+" more bytes not shown …\necho 093\n") || strings.Contains(m, "echo 017") ||
-			!strings.HasSuffix(m, "echo 100") || strings.Contains(m, "echo 092") {
-			t.Fatalf("100 lines not cut visibly to the first 16 and the last 8:\n%s", m)
+		text, _ := shown(t, strings.Join(lines, "\n"))
+		if !strings.Contains(text, "\necho 001\n") || !strings.Contains(text, "\necho 100\n\nAsked by") || !strings.Contains(text, " characters not shown …\necho 0") {
+			t.Fatalf("100 lines not cut visibly to their first and last lines:\n%s", text)
 		}
 	})
 	t.Run("within a line", func(t *testing.T) {
@@ -373,27 +389,54 @@ func TestShorteningIsVisible(t *testing.T) {
 		}
 	})
 	t.Run("head and tail", func(t *testing.T) {
-		command := "echo start\n" + strings.Repeat("x", 5000) + "\nrm -rf ~/important"
-		p, err := parseAs(t, "claude-code", bash("/w", command))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := p.Request(home)
-		if !strings.HasPrefix(r.Message, msgRunCommand+" "+msgPartShown+"\n\necho start\n") ||
-			!strings.Contains(r.Message, " more bytes not shown …\n") || !strings.HasSuffix(r.Message, "\nrm -rf ~/important") {
-			t.Fatalf("a cut command does not keep its head and tail, or the question does not say it was cut:\n%.400s", r.Message)
+		text, r := shown(t, "echo start\n"+strings.Repeat("x", 5000)+"\nrm -rf ~/important")
+		if !strings.Contains(text, msgRunCommand+"\n\necho start\n") || !strings.Contains(text, "\nrm -rf ~/important\n\nAsked by") {
+			t.Fatalf("a cut command does not keep its head and tail:\n%s", text)
 		}
 		if r.DefaultApprove || r.ApproveFor != 0 || r.CancelLabel != labelDeny {
 			t.Fatalf("a cut command's dialog has a default other than Deny: %+v", r)
 		}
 	})
-	t.Run("exactly at the limit", func(t *testing.T) {
+	t.Run("the agent's words come before the command", func(t *testing.T) {
+		p, err := parseAs(t, "claude-code", map[string]any{
+			"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": "ls; rm -rf ~/x", "description": strings.Repeat("harmless listing ", 100)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := p.Request(home).Shown(dialog.Screen, time.Time{}, time.Time{})
+		if !strings.Contains(text, "…\n\nls; rm -rf ~/x\n\nAsked by") {
+			t.Fatalf("a long description pushes the command out of view:\n%s", text)
+		}
+	})
+	t.Run("at and over the limit", func(t *testing.T) {
 		p, err := parseAs(t, "claude-code", bash("/w", strings.Repeat("y", maxShownBytes)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if m := p.Request(home).Message; strings.Contains(m, "not shown") {
-			t.Fatalf("a command that fits is announced as cut:\n%s", m)
+			t.Fatalf("a command within the limit is cut in the request:\n%.300s", m)
+		}
+		text, r := shown(t, strings.Repeat("y", 100000)+" zebra")
+		if !strings.Contains(r.Message, " characters not shown …") || len(r.Message) > maxShownBytes+1000 {
+			t.Fatalf("a 100 KB command is not cut in the request: %d bytes", len(r.Message))
+		}
+		var n int
+		for _, row := range strings.Split(text, "\n") {
+			if strings.HasSuffix(row, " characters not shown …") {
+				if _, err := fmt.Sscanf(strings.ReplaceAll(row, ",", ""), "… %d characters not shown …", &n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		seen := 0
+		for _, row := range strings.Split(text, "\n") {
+			seen += strings.Count(row, "y")
+		}
+		// What is shown and what the line says make up the command.
+		if n+seen < 100006-100 || n+seen > 100006+100 || !strings.Contains(text, "y zebra\n\nAsked by") {
+			t.Fatalf("%d characters said not shown and %d shown of a 100,006-character command:\n%s", n, seen, text)
 		}
 	})
 }
@@ -413,7 +456,7 @@ func TestPaddedCommandShowsItsTail(t *testing.T) {
 			if err := call.Validate(); err != nil {
 				t.Fatalf("the call does not validate: %v", err)
 			}
-			shown := call.Request.Shown(time.Time{}, time.Time{})
+			shown, _ := call.Request.Shown(dialog.Screen, time.Time{}, time.Time{})
 			want := msgRunCommand + "\n\n" + padding.Head
 			if !strings.HasPrefix(shown, want) || !strings.Contains(shown, padding.Tail) || strings.Contains(shown, "not shown") {
 				t.Fatalf("the dialog does not show the head and the tail whole:\n%.600s", shown)
@@ -432,11 +475,11 @@ func TestHostileText(t *testing.T) {
 		want    []string // visible in the message
 	}{
 		{"ANSI escapes", bash("/w", "echo \x1b[31mred\x1b[0m; \x1b]0;title\x07"), []string{`echo \x1b[31mred\x1b[0m; \x1b]0;title\x07`}},
-		{"bidi overrides", bash("/w", "ls \u202egnp.exe\u202c \u2066x\u2069"), []string{`ls \u202egnp.exe\u202c \u2066x\u2069`}},
+		{"bidi overrides", bash("/w", "ls \u202egnp.exe\u202c \u2066x\u2069"), []string{`ls ⟨U+202E⟩gnp.exe⟨U+202C⟩ ⟨U+2066⟩x⟨U+2069⟩`}},
 		{"NUL", bash("/w", "rm -rf /\u0000 harmless"), []string{`rm -rf /\x00 harmless`}},
-		{"C1 controls and invisible characters", bash("/w", "a\u0085b\u009bc\u200bd\ufeffe\u00adf\u2028g"), []string{`a\u0085b\u009bc\u200bd\ufeffe\u00adf\u2028g`}},
+		{"C1 controls and invisible characters", bash("/w", "a\u0085b\u009bc\u200bd\ufeffe\u00adf\u2028g"), []string{`a\u0085b\u009bc⟨U+200B⟩d⟨U+FEFF⟩e⟨U+00AD⟩f\u2028g`}},
 		{"carriage return hiding text", bash("/w", "rm -rf ~\rls"), []string{`rm -rf ~\x0dls`}},
-		{"a tag character", bash("/w", "x\U000E0041y"), []string{`x\U000e0041y`}},
+		{"a tag character", bash("/w", "x\U000E0041y"), []string{`x⟨U+E0041⟩y`}},
 		{"control characters in the directory", bash("/w/\x1b[2J\n/evil", "ls"), []string{`in /w/\x1b[2J\n/evil`}},
 		{"control characters in the description", map[string]any{
 			"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": "Bash",
@@ -445,9 +488,9 @@ func TestHostileText(t *testing.T) {
 		{"control characters in an MCP tool's name", map[string]any{
 			"hook_event_name": EventPermissionRequest, "cwd": "/w", "tool_name": "mcp__s\x1b__t\u202e",
 			"tool_input": map[string]any{"q": "\u202e"},
-		}, []string{`Use the tool "t\u202e" of the MCP server "s\x1b"?`, `{"q":"\u202e"}`}},
-		{"a megabyte command", bash("/w", strings.Repeat("\x1b", 1<<20)), []string{"\n" + strings.Repeat(`\x1b`, 1000) + "\n… 1,047,076 more bytes not shown …\n" + strings.Repeat(`\x1b`, 500)}},
-		{"a directory over the scope's limit", bash("/"+strings.Repeat("\u202e", 3000), "ls"), []string{`in /\u202e\u202e`, `…`}},
+		}, []string{`Use the tool "t⟨U+202E⟩" of the MCP server "s\x1b"?`, `{"q":"⟨U+202E⟩"}`}},
+		{"a megabyte command", bash("/w", strings.Repeat("\x1b", 1<<20)), []string{"\n\n" + strings.Repeat(`\x1b`, 15) + "\n", " characters not shown …\n" + strings.Repeat(`\x1b`, 15) + "\n"}},
+		{"a directory over the scope's limit", bash("/"+strings.Repeat("\u202e", 3000), "ls"), []string{`in /⟨U+202E ×3000⟩`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -459,7 +502,7 @@ func TestHostileText(t *testing.T) {
 			if err := call.Validate(); err != nil {
 				t.Fatalf("the call does not validate: %v", err)
 			}
-			shown := call.Request.Shown(time.Time{}, time.Time{})
+			shown, _ := call.Request.Shown(dialog.Screen, time.Time{}, time.Time{})
 			for _, w := range c.want {
 				if !strings.Contains(shown, w) {
 					t.Errorf("the dialog lacks %q:\n%.2000s", w, shown)

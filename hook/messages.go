@@ -29,12 +29,6 @@ const (
 	msgContentBytes = "(%s bytes of content)"
 	msgPatchBytes   = "(a patch of %s bytes)"
 
-	// msgNotShown stands between the head and the tail of a text cut to
-	// fit the dialog; the person must see that more was asked than shown.
-	msgNotShown    = "… %s more bytes not shown …"
-	msgNotShownOne = "… 1 more byte not shown …"
-	// msgPartShown follows the question when its subject was cut.
-	msgPartShown = "It is too long to show whole: Deny unless you know what all of it does."
 	// cutMark ends a name cut to fit a title or key.
 	cutMark = "…"
 )

@@ -60,8 +60,7 @@ func (p Payload) proposeKnown() (proposal, bool) {
 func (p Payload) shell() (proposal, bool) {
 	pr, ok := p.field(msgRunCommand, "command")
 	if d, has := p.str("description"); ok && has {
-		said, _ := shorten(d)
-		pr.notes = append(pr.notes, fmt.Sprintf(msgAgentSays, p.Host.Agent, said))
+		pr.notes = append(pr.notes, fmt.Sprintf(msgAgentSays, p.Host.Agent, capLine(d, maxSaidBytes)))
 	}
 	return pr, ok
 }

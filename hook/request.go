@@ -144,18 +144,15 @@ func (p Payload) key() string {
 // scope is the working directory, escaped (dialog.DirScope).
 func (p Payload) scope() string { return dialog.DirScope(p.Cwd) }
 
-// message is the dialog's text: what the call will do and the agent's own
-// words about it. The line under it (origin) says by whom and where it is
-// asked. When what the call will do is too long to show whole, the
-// question says so: Deny, the default button, is then the only safe
-// answer unless the person knows the rest.
+// message is the dialog's text: the agent's own words about the call
+// and what the call will do, last, so that the end of a command is the
+// end of the message, which every place it is shown keeps in view
+// (dialog.Fit), however long the rest. The line under it (origin) says by
+// whom and where it is asked. When it is too long to show whole, each
+// place says so, and makes Deny the default.
 func (p Payload) message(home string) string {
 	pr := p.propose()
-	subject, cut := shorten(pr.subject)
-	if cut {
-		pr.question += " " + msgPartShown
-	}
-	parts := append([]string{pr.question, subject}, pr.notes...)
+	parts := append(append([]string{pr.question}, pr.notes...), shorten(pr.subject))
 	return strings.Join(parts, "\n\n")
 }
 

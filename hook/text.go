@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -9,30 +8,24 @@ import (
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
-// Caps on each text the dialog shows from a payload: a command, a path, an
-// input. A person judges its first and last lines; what is between them
-// is announced, never dropped silently. They keep a whole message far below
-// dialog.MaxMessageBytes, however much each escape lengthens the text.
-const (
-	maxShownBytes = 1500
-	maxShownLines = 25
-)
+// maxShownBytes caps each text the dialog shows from a payload (a
+// command, a path, an input) once escaped, far below
+// dialog.MaxMessageBytes: every place the request is shown fits it again
+// (dialog.Fit), to its own rows and columns, keeping its head and its
+// tail, and says how much of it was left out, this cut's part included.
+const maxShownBytes = 16 << 10
 
 // shorten returns s as the dialog shows it as a block: its padding
-// written as markers (dialog.Compact), escaped (dialog.Literal), without
-// trailing newlines, and, past maxShownLines lines or maxShownBytes bytes,
-// cut to its head and its tail (dialog.Cut) around a line saying how many
-// bytes were left out. cut reports whether any were: whatever is left
-// out, the end of a command stays in view.
-func shorten(s string) (shown string, cut bool) {
-	s = dialog.Compact(strings.TrimRight(s, "\n"))
-	head, tail, omitted := dialog.Cut(s, maxShownBytes, maxShownLines)
-	if omitted == 0 {
-		return dialog.Literal(head, true), false
-	}
-	return strings.TrimRight(dialog.Literal(head, true), "\n") + "\n" + notShown(omitted) + "\n" +
-		strings.TrimLeft(dialog.Literal(tail, true), "\n"), true
+// written as markers, escaped, and, past maxShownBytes, cut to its head
+// and its tail (dialog.Cut) around a line saying how much was left out.
+func shorten(s string) string {
+	return dialog.Cut(strings.TrimRight(s, "\n"), maxShownBytes)
 }
+
+// maxSaidBytes caps what an agent says about its call (a command's
+// description) in the dialog: a line or two, so that its words can never
+// take the room of the command itself.
+const maxSaidBytes = 240
 
 // capLine returns s escaped for one line (a title, a key, a name in a
 // question) and cut to at most limit bytes, ending in "…" when cut.
@@ -57,14 +50,6 @@ func cutAt(s string, n int) string {
 		}
 	}
 	return s[:n]
-}
-
-// notShown is the line that announces n bytes left out.
-func notShown(n int) string {
-	if n == 1 {
-		return msgNotShownOne
-	}
-	return fmt.Sprintf(msgNotShown, thousands(n))
 }
 
 // thousands writes n with commas between groups of three digits: 12,345.

@@ -319,7 +319,7 @@ func TestApproveHereAndOnePhoneApproveTwoOfTwo(t *testing.T) {
 		if req.Note != "Your answer counts as alice's vote; 2 of 2 approvals needed" {
 			t.Errorf("the dialog's note: %q", req.Note)
 		}
-		if shown := req.Shown(time.Time{}, time.Time{}); !strings.Contains(shown, req.Note) {
+		if shown, _ := req.Shown(dialog.Screen, time.Time{}, time.Time{}); !strings.Contains(shown, req.Note) {
 			t.Errorf("the dialog shows %q", shown)
 		}
 		if r := <-phone.asked; r.Note != "" || !slices.Equal(r.Approvers, []string{"alice", "bob"}) || r.Approvals != 2 {

@@ -89,7 +89,7 @@ func formFor(r dialog.Request) *mcp.ElicitParams {
 	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: fmt.Sprintf(formMessage, title, dialog.Compact(r.Message)),
+		Message: fmt.Sprintf(formMessage, title, formText(r)),
 		RequestedSchema: &jsonschema.Schema{
 			Type: "object",
 			Properties: map[string]*jsonschema.Schema{
@@ -376,4 +376,13 @@ func (s *server) askOrRelay(ctx context.Context, c lifecycle.Call) (lifecycle.Re
 		case <-posed:
 		}
 	}
+}
+
+// formText is the message as a client's form shows it: fitted as a phone
+// shows it (dialog.Fit), its padding and invisible characters written as
+// markers and, when too long, its head and its tail with a first line
+// saying it is not shown whole. A form has no default answer to change.
+func formText(r dialog.Request) string {
+	text, _ := dialog.Fit(r.Message, dialog.Form)
+	return text
 }

@@ -72,7 +72,7 @@ func questionForm(r dialog.Request) *mcp.ElicitParams {
 	}
 	return &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         fmt.Sprintf(formMessage, title, dialog.Compact(r.Message)),
+		Message:         fmt.Sprintf(formMessage, title, formText(r)),
 		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: props, Required: required},
 	}
 }

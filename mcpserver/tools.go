@@ -70,8 +70,8 @@ func (s *server) confirmTool() *mcp.Tool {
 					return p
 				}(),
 				"title":           text(fmt.Sprintf("window title, at most %d bytes", dialog.MaxTitleBytes), dialog.MaxTitleBytes, base.Title),
-				"ok_label":        text(fmt.Sprintf("label of the approve button, at most %d bytes", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.OKLabel),
-				"cancel_label":    text(fmt.Sprintf("label of the cancel button, at most %d bytes; must differ from ok_label", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.CancelLabel),
+				"ok_label":        text(fmt.Sprintf("label of the approve button, at most %d bytes; it says what approving does, and never refuses (Deny, No, Don't, or Cancel alone, are refused)", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.OKLabel),
+				"cancel_label":    text(fmt.Sprintf("label of the cancel button, at most %d bytes; must differ from ok_label, and never approves (Approve, Yes or OK are refused)", dialog.MaxLabelBytes), dialog.MaxLabelBytes, base.CancelLabel),
 				"icon":            {Type: "string", Description: "dialog icon", Enum: icons, Default: jsonString(base.Icon)},
 				"default_approve": {Type: "boolean", Description: "make the approve button the default, so Enter approves (default: cancel is the default button)", Default: []byte("false")},
 				"key":             text(fmt.Sprintf("explicit identity of the request; a different question under the same key replaces the open dialog (at most %d bytes)", dialog.MaxKeyBytes), dialog.MaxKeyBytes, ""),

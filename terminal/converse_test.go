@@ -115,7 +115,8 @@ func (f *fakeTTY) discard() error {
 	return nil
 }
 
-func (f *fakeTTY) width() int { return 120 }
+func (f *fakeTTY) width() int  { return 120 }
+func (f *fakeTTY) height() int { return 40 }
 
 // talk runs one prompt for r on a fakeTTY, with no guard and a deadline a
 // minute away by the fake's clock, typing each of keys in turn once the prompt has appeared.

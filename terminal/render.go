@@ -66,22 +66,24 @@ func expandTabs(line string) string {
 	return b.String()
 }
 
-// header is what the prompt shows once, above its line: the title, the
-// message with the line that says who asks and when the prompt closes, and
-// for a choice its numbered options. now is when it is read, for the day
-// of closes.
-func header(r dialog.Request, closes, now time.Time) string {
+// header is what the prompt shows once, above its line, on a terminal
+// that Fit sees as s: the title, the message fitted to s with the line
+// that says who asks and when the prompt closes, and for a choice its
+// numbered options; and whether the message is shown whole. now is when
+// it is read, for the day of closes.
+func header(r dialog.Request, closes, now time.Time, s dialog.Surface) (text string, whole bool) {
 	title := r.Title
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
+	shown, whole := r.Shown(s, closes, now)
 	var b strings.Builder
 	b.WriteString(inert(title, false) + newline)
-	b.WriteString(inert(r.Shown(closes, now), true) + newline)
+	b.WriteString(inert(shown, true) + newline)
 	if r.Kind == dialog.Choose {
 		b.WriteString(optionList(r))
 	}
-	return b.String()
+	return b.String(), whole
 }
 
 // optionList numbers a choice's options, one a line, with the default

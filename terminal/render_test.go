@@ -93,7 +93,7 @@ func TestHostileTextIsRefusedOrInert(t *testing.T) {
 					t.Errorf("Validate() = %v, want it refused", err)
 				}
 				q := newQuestion(r)
-				checkInert(t, header(r, fakeEpoch.Add(time.Minute), fakeEpoch))
+				checkInert(t, headerText(r, fakeEpoch.Add(time.Minute), fakeEpoch))
 				checkInert(t, line(q, time.Minute, 0))
 				checkInert(t, final(q, endCancelled, 0))
 			})
@@ -132,15 +132,15 @@ func TestHeader(t *testing.T) {
 	r.Message = "Ship v2?\n\tnow"
 	r.Origin = "deploy.sh in ~/src/app"
 	want := "Deploy\r\nShip v2?\r\n        now\r\n\r\nAsked by deploy.sh in ~/src/app · closes at 14:05\r\n"
-	if got := header(r, closes, now); got != want {
+	if got := headerText(r, closes, now); got != want {
 		t.Errorf("header\n%q, want\n%q", got, want)
 	}
 	// Read the evening before, the line names the day.
-	if got, want := header(r, closes, time.Date(2026, 11, 21, 18, 5, 0, 0, time.Local)), "closes at 14:05 on Sun 22 Nov\r\n"; !strings.HasSuffix(got, want) {
+	if got, want := headerText(r, closes, time.Date(2026, 11, 21, 18, 5, 0, 0, time.Local)), "closes at 14:05 on Sun 22 Nov\r\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("header the day before\n%q, want it to end %q", got, want)
 	}
 	r.Title = ""
-	if got := header(r, closes, now); !strings.HasPrefix(got, dialog.DefaultTitle+"\r\n") {
+	if got := headerText(r, closes, now); !strings.HasPrefix(got, dialog.DefaultTitle+"\r\n") {
 		t.Errorf("header without a title starts %q", got)
 	}
 
@@ -151,7 +151,7 @@ func TestHeader(t *testing.T) {
 		"  2) production (default)\r\n" +
 		"  3) canary\r\n" +
 		"  4) Other…\r\n\r\n"
-	if got := header(c, time.Time{}, fakeEpoch); got != want {
+	if got := headerText(c, time.Time{}, fakeEpoch); got != want {
 		t.Errorf("choice header\n%q, want\n%q", got, want)
 	}
 }
@@ -206,7 +206,7 @@ func TestHeaderShowsAPaddedMessageWhole(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			r := confirmRequest()
 			r.Message = padding.Head + c.Pad + padding.Tail
-			got := header(r, time.Time{}, fakeEpoch)
+			got := headerText(r, time.Time{}, fakeEpoch)
 			checkInert(t, got)
 			if !strings.HasPrefix(got, "Deploy\r\n"+padding.Head) || !strings.Contains(got, padding.Tail) {
 				t.Fatalf("header lacks the head or the tail:\n%.600q", got)
@@ -216,4 +216,10 @@ func TestHeaderShowsAPaddedMessageWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// headerText is the header on an 80 by 24 terminal.
+func headerText(r dialog.Request, closes, now time.Time) string {
+	text, _ := header(r, closes, now, dialog.Terminal(80, 24))
+	return text
 }

@@ -78,6 +78,8 @@ type device interface {
 	discard() error
 	// width is the terminal's width in columns, or 0 when unknown.
 	width() int
+	// height is the terminal's height in rows, or 0 when unknown.
+	height() int
 	// now is the time, by which keys are timed against guard and settle.
 	now() time.Time
 }
@@ -236,7 +238,12 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	}
 	var scr screen
 	width := dev.width()
-	if _, err := io.WriteString(dev, freshLine(width)+header(r, closes, dev.now())+scr.draw(q.rows(left(), width), width)); err != nil {
+	text, whole := header(r, closes, dev.now(), dialog.Terminal(width, dev.height()))
+	if !whole {
+		// A message too long to show whole is denied by a bare Enter.
+		q.r.DefaultApprove = false
+	}
+	if _, err := io.WriteString(dev, freshLine(width)+text+scr.draw(q.rows(left(), width), width)); err != nil {
 		return dialog.Answer{}, fmt.Errorf(msgTTYWrite, err)
 	}
 	// Whatever was typed while the prompt was being drawn was not typed

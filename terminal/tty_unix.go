@@ -141,6 +141,14 @@ func (d *ttyDevice) width() int {
 	return w
 }
 
+func (d *ttyDevice) height() int {
+	_, h, err := term.GetSize(d.fd)
+	if err != nil {
+		return 0
+	}
+	return h
+}
+
 // onSignal calls restore when a signal that ends the process arrives while
 // the prompt is shown, and then lets the signal end the process as it
 // would have: a killed prompt leaves the terminal as it found it. Signals

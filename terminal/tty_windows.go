@@ -190,6 +190,14 @@ func (d *consoleDevice) width() int {
 	return int(info.Window.Right-info.Window.Left) + 1
 }
 
+func (d *consoleDevice) height() int {
+	var info windows.ConsoleScreenBufferInfo
+	if windows.GetConsoleScreenBufferInfo(d.out, &info) != nil {
+		return 0
+	}
+	return int(info.Window.Bottom-info.Window.Top) + 1
+}
+
 // onSignal does nothing on Windows: with processed input off, Ctrl-C
 // reaches the prompt as a key, and Ctrl-Break or closing the console ends
 // the console with the process; a shell sets its console's mode again

@@ -1009,14 +1009,22 @@ func (b *Backend) request(r dialog.Request, q *question, topic string, buttons [
 		}
 		r.Message = strings.Join(lines, "\n")
 	}
-	text := r.Shown(closes, b.now())
+	// The text is fitted to the phone (dialog.Fit): within what ntfy
+	// keeps of a message, its head and its tail, the who-asks line and
+	// the vote's line under it always in view.
+	phone := dialog.Phone
+	if asked != "" {
+		phone.Bytes -= len(asked) + 2
+		phone.Rows -= strings.Count(asked, "\n") + 2
+	}
+	text, _ := r.Shown(phone, closes, b.now())
 	if asked != "" {
 		text += "\n\n" + asked
 	}
 	m := message{
 		Topic:    topic,
 		Title:    title,
-		Message:  cut(text, MaxMessageBytes),
+		Message:  text,
 		Priority: 5,
 		Tags:     []string{"question"},
 	}
@@ -1137,21 +1145,4 @@ func answerFor(r dialog.Request, bt *button) dialog.Answer {
 	default:
 		return dialog.Answer{}
 	}
-}
-
-// cut shortens s to at most max bytes, visibly, never silently: its
-// first line says the text is not all there, and its head and its tail
-// stay (dialog.Cut) around a line saying how much was left out, so that
-// the end of a request (a command's last part, who asks) is never what
-// the phone drops.
-func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	const (
-		first = "Too long to show whole: deny unless you know what all of it says.\n\n"
-		note  = "\n… (cut: %d more bytes) …\n"
-	)
-	head, tail, n := dialog.Cut(s, max-len(first)-len(fmt.Sprintf(note, len(s))), -1)
-	return first + head + fmt.Sprintf(note, n) + tail
 }

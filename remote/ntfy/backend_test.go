@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 	"github.com/ask-confirm/ask-confirm/internal/padding"
@@ -19,20 +18,6 @@ func replyBody(id string, bt *button) string {
 // confirmRequest is a confirmation of message, as the tests ask it.
 func confirmRequest(message string) dialog.Request {
 	return dialog.Request{Kind: dialog.Confirm, Title: "Deploy", Message: message, OKLabel: "Approve", CancelLabel: "Cancel"}
-}
-
-// Text longer than ntfy delivers is cut on a rune boundary, with a note
-// that says how much is missing; shorter text is untouched.
-func TestCut(t *testing.T) {
-	if got := cut("short", MaxMessageBytes); got != "short" {
-		t.Fatalf("cut a short text: %q", got)
-	}
-	for _, s := range []string{strings.Repeat("x", 10000), strings.Repeat("é✓", 3000)} {
-		got := cut(s, MaxMessageBytes)
-		if len(got) > MaxMessageBytes || !utf8.ValidString(got) || !strings.Contains(got, "… (cut: ") {
-			t.Fatalf("cut %d bytes to %d: valid %v, %q", len(s), len(got), utf8.ValidString(got), got[max(0, len(got)-30):])
-		}
-	}
 }
 
 // Only a reply that carries this request's id and one of its capabilities

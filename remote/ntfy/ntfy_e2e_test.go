@@ -302,7 +302,7 @@ func TestPhoneText(t *testing.T) {
 		switch {
 		case len(msg) < MaxMessageBytes && !strings.HasPrefix(m.Message, msg):
 			t.Errorf("the phone shows %q, want %q first", m.Message, msg)
-		case len(msg) >= MaxMessageBytes && (len(m.Message) > MaxMessageBytes || !strings.Contains(m.Message, "… (cut: ")):
+		case len(msg) >= MaxMessageBytes && (len(m.Message) > MaxMessageBytes || !strings.Contains(m.Message, "characters not shown …")):
 			t.Errorf("10 KB of text arrived as %d bytes ending %q", len(m.Message), m.Message[max(0, len(m.Message)-40):])
 		}
 		cancel()
