@@ -83,7 +83,8 @@ type Zenity struct{}
 // Ask implements Backend.
 func (Zenity) Ask(ctx context.Context, r Request) (Answer, error) {
 	utf8Locale()
-	title := r.Title
+	// A title shows its invisible characters as markers, as the text does.
+	title := Literal(r.Title, false)
 	if title == "" {
 		title = DefaultTitle
 	}

@@ -322,7 +322,7 @@ func expandTabs(line string) string {
 	return b.String()
 }
 
-// Rows is how many rows text takes on s, wrapped as Fit wraps it.
+// rowsOf is how many rows text takes on s, wrapped as Fit wraps it.
 func (s Surface) rowsOf(text string) int {
 	n := 0
 	for _, line := range strings.Split(text, "\n") {
@@ -335,10 +335,10 @@ func (s Surface) rowsOf(text string) int {
 	return n
 }
 
-// less is s with the room that text takes on it taken away, though never
-// below minRows rows or a few hundred bytes, so the message always keeps
-// room for a head and a tail.
-func (s Surface) less(text string) Surface {
+// Less is s with the room that text takes on it taken away, though never
+// below a few rows or a few hundred bytes, so that a message fitted to
+// what is left always keeps room for a head and a tail.
+func (s Surface) Less(text string) Surface {
 	if s.Rows > 0 {
 		s.Rows = max(minRows, s.Rows-s.rowsOf(text))
 	}

@@ -134,7 +134,7 @@ func (r Request) Shown(s Surface, closes, now time.Time) (text string, whole boo
 	after := s.wrap(Literal(strings.Join(under, "\n"), true))
 	room := s
 	if len(under) > 0 {
-		room = s.less(after)
+		room = s.Less(after)
 	}
 	msg, whole := Fit(r.Message, room)
 	if len(under) > 0 {

@@ -83,7 +83,8 @@ func formFor(r dialog.Request) *mcp.ElicitParams {
 	if r.Kind != dialog.Confirm {
 		return questionForm(r)
 	}
-	title := r.Title
+	// A title shows its invisible characters as markers, as the text does.
+	title := dialog.Literal(r.Title, false)
 	if title == "" {
 		title = dialog.DefaultTitle
 	}

@@ -29,7 +29,8 @@ const (
 
 // questionForm is the form that asks r, a choice or an input.
 func questionForm(r dialog.Request) *mcp.ElicitParams {
-	title := r.Title
+	// A title shows its invisible characters as markers, as the text does.
+	title := dialog.Literal(r.Title, false)
 	if title == "" {
 		title = dialog.DefaultTitle
 	}

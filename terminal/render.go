@@ -76,14 +76,14 @@ func header(r dialog.Request, closes, now time.Time, s dialog.Surface) (text str
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
-	shown, whole := r.Shown(s, closes, now)
-	var b strings.Builder
-	b.WriteString(inert(title, false) + newline)
-	b.WriteString(inert(shown, true) + newline)
+	var options string
 	if r.Kind == dialog.Choose {
-		b.WriteString(optionList(r))
+		options = optionList(r)
 	}
-	return b.String(), whole
+	// The title and the options take rows of their own, which the
+	// message's room leaves them.
+	shown, whole := r.Shown(s.Less(inert(title, false)+"\n"+strings.ReplaceAll(options, newline, "\n")), closes, now)
+	return inert(title, false) + newline + inert(shown, true) + newline + options, whole
 }
 
 // optionList numbers a choice's options, one a line, with the default

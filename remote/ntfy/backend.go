@@ -996,7 +996,8 @@ func (b *Backend) request(r dialog.Request, q *question, topic string, buttons [
 	if q.closes != 0 {
 		closes = time.Unix(q.closes, 0)
 	}
-	title := r.Title
+	// A title shows its invisible characters as markers, as the text does.
+	title := dialog.Literal(r.Title, false)
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
@@ -1056,7 +1057,8 @@ func (b *Backend) request(r dialog.Request, q *question, topic string, buttons [
 // A vote's follow-up goes to every person it asks, each on their own
 // phone, at once.
 func (b *Backend) followUp(cl client, q *question, r dialog.Request, text string) {
-	title := r.Title
+	// A title shows its invisible characters as markers, as the text does.
+	title := dialog.Literal(r.Title, false)
 	if title == "" {
 		title = dialog.DefaultTitle
 	}
