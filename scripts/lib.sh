@@ -124,6 +124,50 @@ agents_run() {
     "$1/node_modules/.bin/codex" --version >/dev/null 2>&1
 }
 
+# need_webapp exports ASK_CONFIRM_PLAYWRIGHT, the node_modules directory
+# that holds playwright-core, which the phone's web-app test drives
+# Debian's chromium with (cmd/phone_webapp_e2e_test.go, through
+# scripts/webapp/phone.js), installed with npm ci into a cache directory on
+# first use at the version scripts/webapp/package-lock.json pins (the cache
+# is named by the lockfile's hash). No browser is downloaded: the test runs
+# /usr/bin/chromium (need_packages chromium:chromium). Without node and npm,
+# or when npm ci fails twice, it says so and exits.
+need_webapp() {
+  local lockdir cache hash tmp tool
+  lockdir=$(pwd)/scripts/webapp
+  for tool in node npm; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+      echo "$(basename "$0"): $tool is not on PATH; install Node.js 20 or newer, which the web app's test needs" >&2
+      exit 1
+    fi
+  done
+  hash=$(cat "$lockdir/package.json" "$lockdir/package-lock.json" | sha256sum | cut -c1-12)
+  cache=${ASK_CONFIRM_WEBAPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ask-confirm-dev/webapp-$hash}
+  if [ ! -f "$cache/node_modules/playwright-core/package.json" ]; then
+    echo "$(basename "$0"): installing playwright-core from scripts/webapp/package-lock.json into $cache"
+    # As need_agents does: into a directory of its own, moved into place
+    # whole, with one retry. No install scripts: playwright-core has none,
+    # and no browser download happens without one.
+    mkdir -p "$(dirname "$cache")"
+    tmp=$(mktemp -d "$cache.XXXXXX")
+    cp "$lockdir/package.json" "$lockdir/package-lock.json" "$tmp/"
+    if ! npm ci --prefix "$tmp" --cache "$tmp/.npm" --ignore-scripts --no-audit --no-fund --loglevel=error >&2; then
+      echo "$(basename "$0"): npm ci failed; trying once more in 5s" >&2
+      sleep 5
+      npm ci --prefix "$tmp" --cache "$tmp/.npm" --ignore-scripts --no-audit --no-fund --loglevel=error >&2 || true
+    fi
+    if ! node -e 'require(process.argv[1])' "$tmp/node_modules/playwright-core" 2>/dev/null; then
+      rm -rf "$tmp"
+      echo "$(basename "$0"): playwright-core did not install from npm; see above" >&2
+      exit 1
+    fi
+    rm -rf "$cache" "$tmp/.npm"
+    mv "$tmp" "$cache"
+  fi
+  ASK_CONFIRM_PLAYWRIGHT=$cache/node_modules
+  export ASK_CONFIRM_PLAYWRIGHT
+}
+
 # need_wine PREFIX exports ASK_CONFIRM_WINE, Debian's wine64, installed with
 # apt-get when missing and the script runs as root, and makes PREFIX a Wine
 # prefix that Go programs run in: created on first use (about ten seconds),

@@ -47,8 +47,10 @@ type action struct {
 }
 
 // MaxMessageBytes is the longest message body ntfy v2 delivers as text by
-// default (message-size-limit); a longer one becomes an attachment.
-const MaxMessageBytes = 4096
+// default (message-size-limit, 4,096): ntfy 2.13 takes a body of exactly
+// the limit for a longer one, which becomes an attachment, refused where
+// attachments are off. dialog.Phone keeps a request's text below it.
+const MaxMessageBytes = 4095
 
 // noRedirect refuses to follow a redirect: ntfy's API never sends one, and
 // following it would send the token elsewhere, perhaps over plain http.
