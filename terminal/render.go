@@ -25,45 +25,19 @@ const clearLine = "\r\x1b[K"
 // newline ends a line whatever the terminal's output mode.
 const newline = "\r\n"
 
-// tabStop is how far apart a message's tabs align its text.
-const tabStop = 8
-
 // inert returns s as text that shows as itself: control characters,
 // invisible format characters and invalid UTF-8 written out as visible
-// escapes (dialog.Literal), so no byte of it can move the cursor, set a
-// title, reach the clipboard or ring the bell. With multiline, a newline
-// starts a new line and a tab is expanded to spaces; otherwise both show as
+// escapes and markers (dialog.Literal), so no byte of it can move the
+// cursor, set a title, reach the clipboard or ring the bell. With
+// multiline, a newline starts a new line (tabs are the message's, which
+// dialog.Fit has expanded to spaces); otherwise newlines and tabs show as
 // \n and \t.
 func inert(s string, multiline bool) string {
 	s = dialog.Literal(s, multiline)
 	if !multiline {
 		return s
 	}
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = expandTabs(l)
-	}
-	return strings.Join(lines, newline)
-}
-
-// expandTabs replaces each tab in line with the spaces to the next tab stop.
-func expandTabs(line string) string {
-	if !strings.Contains(line, "\t") {
-		return line
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range line {
-		if r == '\t' {
-			n := tabStop - col%tabStop
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
+	return strings.ReplaceAll(s, "\n", newline)
 }
 
 // header is what the prompt shows once, above its line, on a terminal
