@@ -40,16 +40,11 @@ type Surface struct {
 	Bytes int
 }
 
-// The places a request is shown, as Fit fits text to them.
+// The places a request is shown, as Fit fits text to them; the dialog
+// window, Screen, is each system's own (screen_windows.go,
+// screen_other.go).
 var (
-	// Screen is a dialog window on a screen of 1024 by 768 pixels, the
-	// smallest that ask-confirm fits: 60 columns are at most about 840
-	// pixels of the widest letters (W) in GTK's default font, with the
-	// icon and the margins beside them; 30 rows are about 560 pixels,
-	// with the buttons under them. What else the window says (the
-	// origin line, a note) is counted in the 30.
-	Screen = Surface{Columns: 60, Rows: 30}
-	// Phone is an ntfy notification: ntfy keeps 4,096 bytes of a
+	// Phone is an ntfy notification: ntfy keeps 4,095 bytes of a
 	// message, and a phone's notification shows about forty lines before
 	// the person must scroll; the phone wraps the lines itself.
 	Phone = Surface{Rows: 40, Bytes: 4000}
