@@ -53,8 +53,9 @@ var (
 )
 
 // Terminal is a terminal of width columns and height rows as Fit fits
-// text to it: a row less than the terminal's width, so that no row makes
-// the terminal wrap, and room left under the text for the prompt.
+// text to it: a row a column narrower than the terminal, so that no row
+// makes the terminal wrap, and all its rows but one, which the caller
+// takes what else it shows from (Less): its title, its prompt.
 func Terminal(width, height int) Surface {
 	if width <= 0 {
 		width = 80
@@ -62,12 +63,8 @@ func Terminal(width, height int) Surface {
 	if height <= 0 {
 		height = 24
 	}
-	return Surface{Columns: max(8, width-1), Rows: max(minRows, height-terminalPromptRows)}
+	return Surface{Columns: max(8, width-1), Rows: max(minRows, height-1)}
 }
-
-// terminalPromptRows is what a terminal keeps for the title, the blank
-// lines around the text and the prompt's own rows, below the text.
-const terminalPromptRows = 6
 
 // minRows is the fewest rows a surface gives a text, whatever else takes
 // its room: the first line, a head, the line that says what was left out
@@ -161,16 +158,25 @@ func cutRows(rows []string, soft []int, s Surface) string {
 	headEnd := headOf(all, headRows, headBytes)
 	tailStart := tailOf(all, headEnd, tailRows, tailBytes)
 	middle := all[headEnd:tailStart]
-	left := utf8.RuneCountInString(strings.Trim(middle, "\n")) + cutBefore(middle)
+	// The characters left out: the middle's, but for the line breaks at
+	// its ends, which the line of what was left out stands in for, and
+	// for the breaks Fit made (soft), which are no characters of the text.
+	breaks := map[int]bool{}
 	at, next := 0, 0
 	for i, r := range rows {
+		at += len(r)
 		if next < len(soft) && soft[next] == i {
+			breaks[at] = true
 			next++
-			if at+len(r) >= headEnd && at+len(r) < tailStart {
-				left-- // the break after row i is in the middle
-			}
 		}
-		at += len(r) + 1
+		at++
+	}
+	left := cutBefore(middle)
+	for i, c := range middle {
+		if c == '\n' && (breaks[headEnd+i] || i == 0 || i == len(middle)-1) {
+			continue
+		}
+		left++
 	}
 	return first + "\n\n" + strings.TrimSuffix(all[:headEnd], "\n") + "\n" +
 		s.wrap(fmt.Sprintf(omittedMark, thousands(left))) + "\n" + strings.TrimPrefix(all[tailStart:], "\n")
@@ -265,29 +271,43 @@ func cutBefore(s string) int {
 
 // wrapLine breaks line into rows of at most cols columns, as a terminal
 // counts them (a wide character takes two, a combining mark none): after
-// the last space of a row where it lies in the row's second half, else
-// between characters. It returns one row, maybe empty, for an empty line.
+// the last space of a row, as text is wrapped between words; else before
+// a marker (⟨…⟩, which Literal and Compact write) that would be broken;
+// else between characters. It returns one row, maybe empty, for an empty
+// line.
 func wrapLine(line string, cols int) []string {
 	var rows []string
-	start, width, lastSpace, spaceWidth := 0, 0, -1, 0
+	start, width := 0, 0
+	space, spaceWidth := -1, 0 // just after the row's last space, and its width there
+	mark, markWidth := -1, 0   // where the marker still open began, and the width before it
 	state := -1
 	for i := 0; i < len(line); {
 		c, _, w, st := uniseg.FirstGraphemeClusterInString(line[i:], state)
 		state = st
-		if width+w > cols && i > start {
-			if lastSpace > start && spaceWidth*2 >= cols {
-				rows = append(rows, line[start:lastSpace])
-				start, width = lastSpace, width-spaceWidth
-			} else {
+		for width+w > cols && i > start {
+			switch {
+			case space > start:
+				rows = append(rows, line[start:space])
+				start, width = space, width-spaceWidth
+			case mark > start:
+				rows = append(rows, line[start:mark])
+				start, width = mark, width-markWidth
+			default:
 				rows = append(rows, line[start:i])
 				start, width = i, 0
 			}
-			lastSpace, spaceWidth = -1, 0
+			space = -1
+		}
+		if c == markOpen {
+			mark, markWidth = i, width
 		}
 		width += w
 		i += len(c)
-		if c == " " {
-			lastSpace, spaceWidth = i, width
+		switch {
+		case c == markClose:
+			mark = -1
+		case c == " " && mark < 0:
+			space, spaceWidth = i, width
 		}
 	}
 	return append(rows, line[start:])

@@ -86,12 +86,16 @@ func TestFitWholeText(t *testing.T) {
 		{"a long line breaks between words", strings.Repeat("word ", 15) + "end",
 			strings.Repeat("word ", 12) + "\n" + strings.Repeat("word ", 3) + "end"},
 		{"a word longer than a row breaks between characters", strings.Repeat("x", 70), strings.Repeat("x", 60) + "\n" + strings.Repeat("x", 10)},
-		{"a space in the row's first half does not break it", "ab " + strings.Repeat("x", 70),
-			"ab " + strings.Repeat("x", 57) + "\n" + strings.Repeat("x", 13)},
+		{"a long word starts a row of its own", "ab " + strings.Repeat("x", 70),
+			"ab \n" + strings.Repeat("x", 60) + "\n" + strings.Repeat("x", 10)},
+		{"a key's fingerprint is not broken where a space is before it", "Allow use of key SHA256:" + strings.Repeat("Zq9", 15) + "?",
+			"Allow use of key \nSHA256:" + strings.Repeat("Zq9", 15) + "?"},
+		{"a marker is not broken", strings.Repeat("y", 50) + "\u200b\u200c\u200d\u2060" + strings.Repeat("z", 20),
+			strings.Repeat("y", 50) + "\n⟨U+200B U+200C U+200D … ×4⟩" + strings.Repeat("z", 20)},
 		{"wide characters take two columns", strings.Repeat("界", 31), strings.Repeat("界", 30) + "\n界"},
 		{"invisible characters are one marker", "ls\u200b\u200b\u200b -l", "ls⟨U+200B ×3⟩ -l"},
 		{"lines of invisible characters are padding", "ls" + strings.Repeat("\n\u200b", 300) + "\nrm", "ls\n⏎ ×301\nrm"},
-		{"spaces and invisible characters are padding", "ls" + strings.Repeat(" \u200b", 200) + "rm", "ls␠ ×400rm"},
+		{"spaces and invisible characters are padding", "ls" + strings.Repeat(" \u200b", 200) + "rm", "ls⟨400 blanks⟩rm"},
 		{"a stack of combining marks", "e" + strings.Repeat("\u0301", 50), "e\u0301\u0301\u0301\u0301⟨U+0301 ×46⟩"},
 		{"an escape sequence shows as text", "\x1b[31mred", `\x1b[31mred`},
 		{"an emoji sequence stays", "👩\u200d💻 ❤\ufe0f", "👩\u200d💻 ❤\ufe0f"},
@@ -219,5 +223,47 @@ func TestShownKeepsTheOriginLineInTheRoom(t *testing.T) {
 	checkFitted(t, text, Screen)
 	if !strings.HasSuffix(text, "Your answer counts as Alice's vote") || !strings.Contains(text, "line 500\n\nAsked by deploy.sh") {
 		t.Fatalf("the tail or the lines under it are lost:\n%s", text)
+	}
+}
+
+// The count of what was left out is exact, whether the cut falls within a
+// line that Fit broke into rows or between lines: what is shown and what
+// the line says make up the text.
+func TestFitCountIsExact(t *testing.T) {
+	for _, text := range []string{
+		"ls" + strings.Repeat("A", 3000) + " ; rm -rf ~/x",
+		strings.Repeat("1234", 750),
+		strings.Repeat("界", 3000),
+		lines(500),
+		"head\n" + strings.Repeat("B", 5000) + "\ntail",
+	} {
+		for _, s := range []Surface{Screen, Terminal(40, 24), Terminal(80, 10), Phone} {
+			shown, whole := Fit(text, s)
+			if whole {
+				continue // the phone takes 3,000 characters on a line
+			}
+			rows := strings.Split(shown, "\n")[2:] // under the first line and the blank one
+			var n, mark int
+			for i, r := range rows {
+				if _, err := fmt.Sscanf(strings.ReplaceAll(r, ",", ""), "… %d characters not shown …", &n); err == nil {
+					mark = i
+					break
+				}
+			}
+			head, tail := strings.Join(rows[:mark], "\n"), strings.Join(rows[mark+1:], "\n")
+			// Fit's own breaks are no characters: count the shown rows
+			// without the breaks that fall within a line of the text.
+			shownChars := utf8.RuneCountInString(strings.ReplaceAll(head, "\n", "")) + utf8.RuneCountInString(strings.ReplaceAll(tail, "\n", ""))
+			textLines := strings.Count(text, "\n")
+			all := utf8.RuneCountInString(strings.ReplaceAll(text, "\n", ""))
+			// Line breaks of the text: those inside the shown parts are
+			// shown as breaks, those in the middle are counted.
+			if got := shownChars + n; got > all+textLines || got < all {
+				t.Errorf("%.20q on %+v: %d shown and %d said not shown, of %d characters and %d line breaks", text, s, shownChars, n, all, textLines)
+			}
+			if !strings.Contains(text, "\n") && shownChars+n != all {
+				t.Errorf("%.20q on %+v: %d shown and %d said not shown, of %d", text, s, shownChars, n, all)
+			}
+		}
 	}
 }

@@ -21,8 +21,11 @@ const (
 	// breaksMark is a line that stands for a run of line breaks with
 	// nothing but blanks between them: "⏎ ×30".
 	breaksMark = "⏎ ×%d"
-	// blanksMark stands for a run of blanks within a line: "␠ ×40".
-	blanksMark = "␠ ×%d"
+	// blanksMark stands for a run of blanks within a line: "⟨40 blanks⟩",
+	// bracketed as Literal's markers are, so that no digit beside it
+	// reads as part of its count (a "␠ ×40" before "0; kill" read as
+	// ×400), and in words, as fonts without U+2420 drew ␠ as a box.
+	blanksMark = markOpen + "%d blanks" + markClose
 )
 
 // Limits of what Compact leaves as it is.
@@ -42,7 +45,7 @@ const (
 // become one line "⏎ ×N", N the number of breaks; a run of blanks within a
 // line (spaces, tabs, Unicode spaces and the blank fillers, IsBlank, with
 // hidden characters among them) wider than 32 columns, a tab counting as 8
-// and a hidden character as none, becomes "␠ ×N", N the number of
+// and a hidden character as none, becomes "⟨N blanks⟩", N the number of
 // characters. Everything else, a run of hidden characters alone
 // included, is left for Literal; Compact is idempotent.
 func Compact(s string) string {

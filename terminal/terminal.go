@@ -21,6 +21,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -238,7 +239,9 @@ func converse(ctx context.Context, dev device, r dialog.Request, guard time.Dura
 	}
 	var scr screen
 	width := dev.width()
-	text, whole := header(r, closes, dev.now(), dialog.Terminal(width, dev.height()))
+	// The prompt's rows are under the text, on the screen with it.
+	room := dialog.Terminal(width, dev.height()).Less(strings.Join(q.rows(left(), width), "\n"))
+	text, whole := header(r, closes, dev.now(), room)
 	if !whole {
 		// A message too long to show whole is denied by a bare Enter.
 		q.r.DefaultApprove = false
