@@ -49,9 +49,8 @@ func TestMCPRealAsk(t *testing.T) {
 	title = h.Title("MCP-ask-several")
 	done = s.Start("ask", map[string]any{"title": title, "message": "Run which checks?", "multiple": true, "options": []any{
 		map[string]any{"label": "lint"}, map[string]any{"label": "unit"}, map[string]any{"label": "e2e"}}})
-	// The MCP server shows who asks; this client's name makes the origin
-	// line one line more, so the rows start a line lower.
-	h.TickFrom(title, 46+e2e.RowBelowOrigin, 1, 2)
+	// The MCP server shows who asks: the rows start under its lines.
+	h.TickBelowText(title, 1, 2)
 	h.Click(title, "approve")
 	c = e2e.AwaitCall(t, done, 40*time.Second)
 	e2e.ExpectResult(t, c, lifecycle.StatusApproved, "The person chose: unit, e2e.")

@@ -122,10 +122,6 @@ func (h *Harness) Tick(title string, rows ...int) {
 	h.TickFrom(title, 46, rows...)
 }
 
-// RowBelowOrigin is how much lower the first row of a list is with the
-// origin line under a one-line message: a blank line and the line itself.
-const RowBelowOrigin = 34
-
 // TickFrom is tick for a list whose first row's box is first px below the
 // top of the window.
 func (h *Harness) TickFrom(title string, first int, rows ...int) {

@@ -82,3 +82,18 @@ func (h *Harness) ExpectCollectedByAnother(title, message string) {
 		h.T.Fatalf("the history does not record who asked: %v", origins)
 	}
 }
+
+// TickBelowText is Tick for a list whose text takes more than one line,
+// however many the dialog shows (its --text's: an origin line, which
+// dialog.Fit breaks where a test's long directory makes it wider than a
+// row, among them): each line moves the first row textLine px lower.
+func (h *Harness) TickBelowText(title string, rows ...int) {
+	h.T.Helper()
+	h.WaitStable(h.WaitWindow(title))
+	h.TickFrom(title, 46+textLine*strings.Count(DialogText(h.T, title), "\n"), rows...)
+}
+
+// textLine is the height of a line of a dialog's text, in GTK 3's
+// default font.
+const textLine = 17
+
