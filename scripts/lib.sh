@@ -171,10 +171,11 @@ need_webapp() {
 # need_wine PREFIX exports ASK_CONFIRM_WINE, Debian's wine64, installed with
 # apt-get when missing and the script runs as root, and makes PREFIX a Wine
 # prefix that Go programs run in: created on first use (about ten seconds),
-# with the bcryptprimitives.dll that Go's runtime needs and Wine 8 lacks.
+# with the bcryptprimitives.dll that Go's runtime needs and Wine 8 lacks,
+# and Wine's own fonts (fonts-wine), which its dialogs are set in.
 # Where it cannot, it says what is missing and exits.
 need_wine() {
-  local prefix=$1 wine system32
+  local prefix=$1 wine system32 font
   wine=$(command -v wine64 || true)
   [ -n "$wine" ] || { [ -x /usr/lib/wine/wine64 ] && wine=/usr/lib/wine/wine64; }
   if [ -z "$wine" ]; then
@@ -201,6 +202,19 @@ need_wine() {
     echo "$(basename "$0"): Wine did not create $system32" >&2
     exit 1
   fi
+  # Wine's own fonts: its dialogs are set in its Tahoma. Without it Wine
+  # sets them in Liberation Sans (fontconfig's), and measures that
+  # narrower than it draws it: the widest rows of a message box lost
+  # their last letters at the right (7 of 60 A's). Debian ships them in
+  # fonts-wine, which only libwine recommends, and its Wine 8 never reads
+  # them there (it looks in /usr/share/wine/../fonts, a path it cannot
+  # open), so they are linked into the prefix's C:\windows\Fonts, which
+  # it reads.
+  need_packages --no-install-recommends /usr/share/wine/fonts/tahoma.ttf:fonts-wine
+  mkdir -p "$prefix/drive_c/windows/Fonts"
+  for font in /usr/share/wine/fonts/*; do
+    [ -e "$prefix/drive_c/windows/Fonts/${font##*/}" ] || ln -sf "$font" "$prefix/drive_c/windows/Fonts/"
+  done
   go run scripts/bcryptprimitives.go "$system32/bcryptprimitives.dll"
   ASK_CONFIRM_WINE=$wine
   export ASK_CONFIRM_WINE

@@ -96,4 +96,3 @@ func (h *Harness) TickBelowText(title string, rows ...int) {
 // textLine is the height of a line of a dialog's text, in GTK 3's
 // default font.
 const textLine = 17
-
