@@ -124,7 +124,6 @@ func TestDocsLimitsAreTheCodes(t *testing.T) {
 		fmt.Sprintf("`--title`: at most %d bytes", dialog.MaxTitleBytes),
 		fmt.Sprintf("`--message` (required): at most %d bytes", dialog.MaxMessageBytes),
 		fmt.Sprintf("`--cancel-label`: at most %d bytes each", dialog.MaxLabelBytes),
-		fmt.Sprintf("take at most %d columns, a wide character counting two", dialog.MaxButtonColumns),
 		fmt.Sprintf("`--scope`: at most %d bytes", dialog.MaxScopeBytes),
 		fmt.Sprintf("`--key`: at most %d bytes", dialog.MaxKeyBytes),
 		fmt.Sprintf("`--wait` is 0 to %s", d(lifecycle.MaxWait)),

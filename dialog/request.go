@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/rivo/uniseg"
 )
 
 // Limits on the text of a request. They keep a dialog readable and the
@@ -198,36 +196,7 @@ func (r Request) Validate() error {
 	if SeenAs(r.OKLabel) == SeenAs(r.CancelLabel) {
 		return &InvalidError{"--cancel-label", fmt.Sprintf("%q reads the same as --ok-label %q, so the person could not tell the buttons apart", r.CancelLabel, r.OKLabel)}
 	}
-	if err := r.validateLabels(); err != nil {
-		return err
-	}
-	return r.validateButtonsWidth()
-}
-
-// MaxButtonColumns is the most columns the buttons of a confirmation may
-// take together (the OK and Cancel labels, and the approve-for button's
-// when it has one), counted as a terminal counts them (a wide character
-// takes two). GTK buttons never wrap their labels, and the window grows
-// with them: 20 W's, 20 M's and "Approve for 1w", 54 columns, made a
-// window 928 pixels wide under Xvfb; two labels of 64 made one of 1,766,
-// its Approve button off the screen. 48 keep every button on a screen
-// 1024 pixels wide.
-const MaxButtonColumns = 48
-
-// validateButtonsWidth refuses a confirmation whose buttons, together,
-// would be wider than MaxButtonColumns.
-func (r Request) validateButtonsWidth() error {
-	if r.Kind != Confirm {
-		return nil
-	}
-	cols := uniseg.StringWidth(r.OKLabel) + uniseg.StringWidth(r.CancelLabel)
-	if r.ApproveFor > 0 {
-		cols += uniseg.StringWidth(r.ApproveForLabel())
-	}
-	if cols > MaxButtonColumns {
-		return &InvalidError{"--ok-label", fmt.Sprintf("and --cancel-label (with the approve-for button, if any) take %d columns together; the limit is %d, or the buttons would not fit the screen", cols, MaxButtonColumns)}
-	}
-	return nil
+	return r.validateLabels()
 }
 
 func validIcon(icon string) bool {
