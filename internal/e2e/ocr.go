@@ -152,10 +152,10 @@ func (h *Harness) readUntil(shot *xwdImage, r image.Rectangle, passes []ocrPass,
 			first = img
 		}
 		texts = append(texts, fmt.Sprintf("[%dx, psm %s]\n%s", p.scale, p.psm, h.ocr(img, p)))
-		all := squash(strings.Join(texts, "\n"))
+		all := Squash(strings.Join(texts, "\n"))
 		missing := false
 		for _, word := range want {
-			missing = missing || !strings.Contains(all, squash(word))
+			missing = missing || !strings.Contains(all, Squash(word))
 		}
 		if !missing {
 			break
@@ -217,7 +217,7 @@ func (m *xwdImage) gray(r image.Rectangle, scale int) *image.Gray {
 	// enlarged across first, then between rows: half the reads of doing
 	// both at each pixel.
 	d := int32(2 * scale)
-	cut := int32(otsu(hist[:], w*h) * float64(d*d))
+	cut := int32(Otsu(hist[:], w*h) * float64(d*d))
 	taps := func(n int) (lo, hi, frac []int32) {
 		lo, hi, frac = make([]int32, n*scale), make([]int32, n*scale), make([]int32, n*scale)
 		for i := range lo {
@@ -250,9 +250,9 @@ func (m *xwdImage) gray(r image.Rectangle, scale int) *image.Gray {
 	return img
 }
 
-// otsu returns the grey level that splits a histogram of n pixels into
+// Otsu returns the grey level that splits a histogram of n pixels into
 // two classes with the largest variance between them.
-func otsu(hist []int, n int) float64 {
+func Otsu(hist []int, n int) float64 {
 	sum := 0.0
 	for i, c := range hist {
 		sum += float64(i * c)
@@ -276,10 +276,12 @@ func otsu(hist []int, n int) float64 {
 // pass, with case and the spaces OCR puts in or leaves out ignored, so that
 // a word hard-wrapped across two lines, or read as "zebra cake", counts.
 func (rd Reading) Shows(word string) bool {
-	return strings.Contains(squash(rd.Text), squash(word))
+	return strings.Contains(Squash(rd.Text), Squash(word))
 }
 
-func squash(s string) string {
+// Squash is s in lower case without its spaces, as words read by OCR are
+// compared: OCR puts spaces in and leaves them out ("zebra cake").
+func Squash(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(s), ""))
 }
 
@@ -301,7 +303,7 @@ func (rd Reading) Problems(tail string, buttons ...string) []string {
 		ps = append(ps, fmt.Sprintf("the tail word %q is not read on the screen", tail))
 	}
 	for _, b := range buttons {
-		if !strings.Contains(squash(rd.Buttons), squash(b)) {
+		if !strings.Contains(Squash(rd.Buttons), Squash(b)) {
 			ps = append(ps, fmt.Sprintf("the button %q is not read in the window's bottom row", b))
 		}
 	}

@@ -33,7 +33,7 @@ func (h *Harness) ReadAndDeny(c adversarial.Case, title string, r *Running, butt
 	if !rd.Shows(c.Tail) {
 		given := DialogText(h.T, title)
 		problems = append(problems, fmt.Sprintf("zenity was given the tail word: %v (its text: %d bytes)",
-			strings.Contains(squash(given), squash(c.Tail)), len(given)))
+			strings.Contains(Squash(given), Squash(c.Tail)), len(given)))
 	}
 	h.T.Logf("%s: %dx%d window, read in %s (%d OCR passes); %d problems", c.Name, rd.Window.Dx(), rd.Window.Dy(),
 		rd.Took.Round(time.Millisecond), rd.Passes, len(problems))

@@ -380,7 +380,7 @@ func TestWineLongTextFitsTheScreen(t *testing.T) {
 			t.Logf("%s: a %dx%d window at %d,%d (its text %dx%d: %s) on a %dx%d screen; %d OCR passes in %s",
 				c.name, window.Dx(), window.Dy(), window.Min.X, window.Min.Y, text.Dx(), text.Dy(), strings.Join(layout, "; "),
 				screen.Dx(), screen.Dy(), passes, time.Since(began).Round(time.Millisecond))
-			if !strings.Contains(squash(read), tail) {
+			if !strings.Contains(e2e.Squash(read), tail) {
 				fail("the tail word %q is not read on the picture of the window (%s)", tail, shot)
 			}
 
@@ -561,7 +561,7 @@ func readPicture(t *testing.T, dir, file, word string) (string, int) {
 			t.Fatalf("tesseract %s: %v\n%s", in, err, stderr.Bytes())
 		}
 		texts = append(texts, fmt.Sprintf("[%dx, psm %s]\n%s", p.scale, p.psm, strings.TrimSpace(string(out))))
-		if strings.Contains(squash(strings.Join(texts, "\n")), squash(word)) {
+		if strings.Contains(e2e.Squash(strings.Join(texts, "\n")), e2e.Squash(word)) {
 			break
 		}
 	}
@@ -585,7 +585,7 @@ func enlargedGray(img image.Image, scale int) *image.Gray {
 			hist[l]++
 		}
 	}
-	cut := otsu(hist[:], w*h)
+	cut := e2e.Otsu(hist[:], w*h)
 	out := image.NewGray(image.Rect(0, 0, w*scale, h*scale))
 	// Each output pixel's centre, in the source's pixels, is
 	// (2o+1-scale)/(2 scale) from a source pixel's centre: d is that
@@ -608,32 +608,6 @@ func enlargedGray(img image.Image, scale int) *image.Gray {
 	}
 	return out
 }
-
-// otsu returns the grey level that splits a histogram of n pixels into
-// the two classes with the largest variance between them.
-func otsu(hist []int, n int) float64 {
-	sum := 0.0
-	for i, c := range hist {
-		sum += float64(i * c)
-	}
-	best, at, sumB, wB := -1.0, 127.0, 0.0, 0
-	for i, c := range hist {
-		wB += c
-		if wB == 0 || wB == n {
-			continue
-		}
-		sumB += float64(i * c)
-		mB, mF := sumB/float64(wB), (sum-sumB)/float64(n-wB)
-		if v := float64(wB) * float64(n-wB) * (mB - mF) * (mB - mF); v > best {
-			best, at = v, float64(i)+0.5
-		}
-	}
-	return at
-}
-
-// squash is s in lower case without its spaces: OCR puts spaces in and
-// leaves them out ("zebra cake").
-func squash(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), "")) }
 
 func contains(texts []string, s string) bool {
 	for _, t := range texts {
