@@ -280,7 +280,7 @@ func (b *Backend) await(ctx context.Context, cl client, r dialog.Request, q *que
 // request, as its end would, and q is asked anew.
 func (b *Backend) recheck(ctx context.Context, cl client, q *question, sub *subscription) chan reply {
 	replies := sub.replies
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	ms, err := b.pollRecord(ctx, cl, q, "all")
 	if err != nil {
 		return replies
 	}
@@ -1127,7 +1127,7 @@ func tappedText(bt *button, elsewhere bool) string {
 	case "option":
 		return "Chose " + strconv.Quote(bt.label) + where
 	case "doubt":
-		return "Denied: two different answers came within one second"
+		return "Denied: two different answers were given"
 	default:
 		return "Denied" + where
 	}

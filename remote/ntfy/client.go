@@ -369,25 +369,25 @@ func (cl client) open(ctx context.Context, topic, since string) (*http.Response,
 	return resp, nil
 }
 
-// pollWithin bounds a poll: ntfy answers one within milliseconds, even
-// over 10,000 cached messages, and a server that holds it longer is
-// stalling, and must not use up the time the phone's message has to be
-// sent within the caller's wait.
-const pollWithin = 2 * time.Second
-
-// maxPolled bounds the messages one poll reads: a poll filters by a tag
-// only one question's records and taps carry, so more than this is a
-// flood, and what is past it is not read.
-const maxPolled = 1000
+// pollIdle bounds a poll's silences: ntfy starts to answer one within
+// milliseconds, even over 10,000 cached messages, and then streams it; a
+// server silent longer is stalling, and must not use up the time the
+// phone's message has to be sent within the caller's wait. A poll that
+// goes on streaming is read to its end, however long the topic is.
+const pollIdle = 2 * time.Second
 
 // poll reads topic's cached messages from since on (all, a message ID or
 // a Unix time) that carry every tag of tags, filtered by the server, in
-// its order (time in whole seconds, then the order it stored them): one request,
-// whatever else the topic holds. A poll refused for the server's limits
+// its order (time in whole seconds, then the order it stored them), and
+// returns those keep keeps: one request, read to its end whatever else the
+// topic holds. Whoever may write the topic (the answer token, which every
+// notification carries) may write any number of messages under any tag,
+// so no count bounds a poll, and keep, not the server's filter, says what
+// is the fleet's (question.keep). A poll refused for the server's limits
 // (limited) is tried again at the delays of follow's polls, within
 // limitedWithin.
-func (cl client) poll(ctx context.Context, topic, since string, tags ...string) ([]message, error) {
-	ms, err := cl.pollOnce(ctx, topic, since, tags)
+func (cl client) poll(ctx context.Context, topic, since string, keep func(message) bool, tags ...string) ([]message, error) {
+	ms, err := cl.pollOnce(ctx, topic, since, keep, tags)
 	if errors.As(err, new(forbidden)) {
 		// Tried once more, as a subscription is (forbidden).
 		select {
@@ -395,7 +395,7 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 			return nil, err
 		case <-time.After(100 * time.Millisecond):
 		}
-		ms, err = cl.pollOnce(ctx, topic, since, tags)
+		ms, err = cl.pollOnce(ctx, topic, since, keep, tags)
 	}
 	for delay, waited := pollFirst, time.Duration(0); errors.As(err, new(limited)) && waited+delay <= limitedWithin; delay = nextDelay(delay) {
 		select {
@@ -404,28 +404,36 @@ func (cl client) poll(ctx context.Context, topic, since string, tags ...string) 
 		case <-time.After(delay):
 		}
 		waited += delay
-		ms, err = cl.pollOnce(ctx, topic, since, tags)
+		ms, err = cl.pollOnce(ctx, topic, since, keep, tags)
 	}
 	return ms, err
 }
 
 // pollOnce makes one try of poll.
-func (cl client) pollOnce(ctx context.Context, topic, since string, tags []string) ([]message, error) {
+func (cl client) pollOnce(ctx context.Context, topic, since string, keep func(message) bool, tags []string) ([]message, error) {
 	q := url.Values{"poll": {"1"}, "since": {since}}
 	if len(tags) > 0 {
 		q.Set("tags", strings.Join(tags, ","))
 	}
-	tctx, cancel := context.WithTimeout(ctx, pollWithin)
-	defer cancel()
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(pollIdle, func() { cancel(errIdle) })
+	defer idle.Stop()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, cl.c.TopicURL(topic)+"/json?"+q.Encode(), nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+cl.c.Token)
 	req.Close = true // as a publish's (publishOnce)
+	stalled := func(err error) error {
+		if context.Cause(tctx) == errIdle && ctx.Err() == nil {
+			return fmt.Errorf("reading the fleet's record on the ntfy server: it fell silent for %s", pollIdle)
+		}
+		return fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
+	}
 	resp, err := cl.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reading the fleet's record on the ntfy server: %w", err)
+		return nil, stalled(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusTooManyRequests {
@@ -440,18 +448,20 @@ func (cl client) pollOnce(ctx context.Context, topic, since string, tags []strin
 	}
 	var out []message
 	lines := bufio.NewReaderSize(resp.Body, 16<<10)
-	for len(out) < maxPolled {
-		line, _, _, rerr := readLine(lines, maxLine)
+	for {
+		line, _, size, rerr := readLine(lines, maxLine)
+		if size > 0 {
+			idle.Reset(pollIdle)
+		}
 		var m message
-		if line != nil && json.Unmarshal(line, &m) == nil && m.Event == "message" {
+		if line != nil && json.Unmarshal(line, &m) == nil && m.Event == "message" && keep(m) {
 			out = append(out, m)
 		}
 		if rerr == io.EOF {
 			return out, nil
 		}
 		if rerr != nil {
-			return out, fmt.Errorf("reading the fleet's record on the ntfy server: %w", rerr)
+			return nil, stalled(rerr)
 		}
 	}
-	return out, nil
 }

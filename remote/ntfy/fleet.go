@@ -49,6 +49,62 @@ import (
 // request's record and the setup's marker.
 const fleetTag = "ask-confirm-fleet"
 
+// keepAll keeps every message of a poll.
+func keepAll(message) bool { return true }
+
+// pollRecord reads the fleet's record of q's question on the reply topic,
+// since since: the messages of its tag that q's fleet wrote (keep).
+func (b *Backend) pollRecord(ctx context.Context, cl client, q *question, since string) ([]message, error) {
+	return cl.poll(ctx, b.Config.ReplyTopic, since, q.keep(), keyTag(q.key, q.identity))
+}
+
+// keep returns what keeps, of a poll of q's tag, what the fleet of q
+// wrote, each once: its records (a line that names this fleet, which only
+// a machine that holds the secret can name, fleetID), and the taps that
+// verify as a button of one of the fleet's requests of the question: q's
+// own, the one it joined, the others it saw, and those whose record came
+// earlier in the poll (a request is on record before its message reaches
+// a phone, and a poll lists by time, then as stored). Anything else is
+// passed over as it is read, however much of it the topic holds: whoever
+// saw a notification holds the answer token and the question's tag, and
+// may write any number of lines under it, or replay one button a thousand
+// times, which counts as one tap.
+func (q *question) keep() func(message) bool {
+	known := map[string]int64{}
+	q.mu.Lock()
+	known[q.ownID], known[q.id] = q.ownCloses, q.closes
+	for id, closes := range q.others {
+		known[id] = closes
+	}
+	q.mu.Unlock()
+	fleet := fleetID(q.key)
+	seen := map[string]bool{}
+	return func(m message) bool {
+		f, ok := fields(m.Message)
+		if !ok || seen[m.Message] {
+			return false
+		}
+		switch {
+		case f["fleet"] != "":
+			if !macEqual(f["fleet"], fleet) {
+				return false
+			}
+			if rec, ok := readOpen(q.key, q.identity, q.content, m); ok {
+				known[rec.id] = rec.closes
+			}
+		case f["rec"] != "":
+			return false
+		default:
+			closes, ok := known[f["req"]]
+			if !ok || q.answerIn(f, f["req"], closes) == nil {
+				return false
+			}
+		}
+		seen[m.Message] = true
+		return true
+	}
+}
+
 // mac is HMAC-SHA256 keyed by key over the parts, each length-prefixed so
 // that no two lists of parts read alike, in hex.
 func mac(key []byte, parts ...string) string {
@@ -187,33 +243,38 @@ type tapped struct {
 }
 
 // outcome is the one answer a request's taps give, whoever reads them,
-// in whatever order they came: the earliest tap by the server's time,
-// unless taps of different buttons share its second, whose order nobody
-// can tell for certain (a poll orders them as the server stored them, a
-// stream by arrival, and a person may tap on two phones); then
-// a deny (inDoubt). It is nil for no taps.
+// whenever, in whatever order they came: the button every tap names, or,
+// where two taps name different answers, a deny (inDoubt). A tap's time
+// says nothing of when it was given: ntfy stamps a message sent with
+// X-Delay with the time it is due, and publishes it up to ten seconds
+// later, so whoever saw a notification can publish one of its buttons
+// dated before the person's answer, after every machine waiting then read
+// it. Nor can any machine tell the order of two taps: a poll lists them
+// as the server stored them, a stream as it sent them, and a person may
+// tap on two phones. So no tap comes "first": one the person gave and one
+// that differs from it deny, on every machine that reads both. It is nil
+// for no taps.
 func outcome(taps []tapped) *button {
-	if len(taps) == 0 {
-		return nil
-	}
-	at := taps[0].at
-	for _, t := range taps {
-		at = min(at, t.at)
-	}
 	var first *button
 	for _, t := range taps {
-		if t.at != at {
-			continue
-		}
-		if first != nil && t.bt != first {
+		switch {
+		case first == nil:
+			first = t.bt
+		case !sameAnswer(first, t.bt):
 			return inDoubt
 		}
-		first = t.bt
 	}
 	return first
 }
 
-// inDoubt is what taps of two buttons in one second give: a deny.
+// sameAnswer reports whether two buttons give the same answer: the same
+// button, or two denies (the phone's Cancel, and a deny recorded on a
+// machine, deniedElsewhere).
+func sameAnswer(a, b *button) bool {
+	return a == b || a.choice == "deny" && b.choice == "deny" && a.by == b.by
+}
+
+// inDoubt is what taps of two different answers give: a deny.
 var inDoubt = &button{choice: "doubt"}
 
 // question is one request as Ask puts it on the phone, or as it joined
@@ -445,7 +506,7 @@ func answerBody(q *question, id string, closes int64, bt *button) string {
 // too: at worst the phone shows the question twice.
 func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subscription) (*button, bool) {
 	now := sub.serverTime()
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	ms, err := b.pollRecord(ctx, cl, q, "all")
 	if err != nil {
 		b.ignored(fmt.Sprintf("the fleet's record could not be read, so this request is asked anew: %v", err))
 		// Nor is a claim written: the server is failing, and the time
@@ -602,7 +663,8 @@ func (b *Backend) settle(ctx context.Context, cl client, q *question, rp reply) 
 	if q.key == nil {
 		return rp.b
 	}
-	ms, ok := b.afterTheSecond(ctx, cl, q, strconv.FormatInt(rp.at-1, 10))
+	// Every tap of the request, whenever it is dated (outcome).
+	ms, ok := b.afterTheSecond(ctx, cl, q, "all")
 	if !ok {
 		return rp.b
 	}
@@ -622,7 +684,7 @@ func (b *Backend) afterTheSecond(ctx context.Context, cl client, q *question, si
 	case <-ctx.Done():
 		return nil, false
 	}
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, since, keyTag(q.key, q.identity))
+	ms, err := b.pollRecord(ctx, cl, q, since)
 	return ms, err == nil
 }
 
@@ -790,13 +852,12 @@ func (b *Backend) tellOnceAs(cl client, q *question, r dialog.Request, text stri
 	if err != nil {
 		by = "x"
 	}
-	tag := keyTag(q.key, q.identity)
 	if owner {
 		// Bounded so that the follow-up itself is still sent, or
 		// reported lost, within the holder's wait for it (10 s); a record
 		// not read in time sends it all the same.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag)
+		ms, err := b.pollRecord(ctx, cl, q, "all")
 		cancel()
 		if err == nil && toldBy(q, id, ms) != "" {
 			return
@@ -812,14 +873,14 @@ func (b *Backend) tellOnceAs(cl client, q *question, r dialog.Request, text stri
 	time.Sleep(toldWait)
 	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
-	if ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag); err != nil || toldBy(q, id, ms) != "" {
+	if ms, err := b.pollRecord(ctx, cl, q, "all"); err != nil || toldBy(q, id, ms) != "" {
 		return
 	}
 	if !b.publishRecord(cl, q, toldBody(q, id, by), recTold) {
 		return
 	}
 	time.Sleep(settleAfter)
-	if ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", tag); err != nil || toldBy(q, id, ms) != by {
+	if ms, err := b.pollRecord(ctx, cl, q, "all"); err != nil || toldBy(q, id, ms) != by {
 		return
 	}
 	b.followUp(cl, q, r, text)
@@ -884,7 +945,12 @@ func (q *question) probe(id string, closes int64) *question {
 // returns the tap's time, and the ID of its message.
 func decidedBy(bt *button, taps []tapped) (at int64, id string) {
 	if len(bt.votes) > 0 {
+		// An approval's deciding vote is its last; a deny's, its first
+		// deny, which the votes list first (tally).
 		at = bt.votes[len(bt.votes)-1].At.Unix()
+		if bt.choice == "deny" {
+			at = bt.votes[0].At.Unix()
+		}
 		for _, t := range taps {
 			if t.at == at {
 				id = t.id

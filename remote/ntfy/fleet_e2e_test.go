@@ -246,7 +246,7 @@ func TestFleetTapStoredLateIsNotCollectedPastRemember(t *testing.T) {
 	cl := client{c: c, http: http.DefaultClient}
 	bs, _ := newButtons(r, nil)
 	q := newQuestion(c.SecretKey(), r, bs, "0000000000000000", 0)
-	ms, err := cl.poll(context.Background(), c.ReplyTopic, "all", keyTag(q.key, q.identity))
+	ms, err := cl.poll(context.Background(), c.ReplyTopic, "all", keepAll, keyTag(q.key, q.identity))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +534,7 @@ func TestFleetLookUpCostIsFixed(t *testing.T) {
 			s.Post(fmt.Sprintf("unrelated %d", filled))
 		}
 		bare := time.Now()
-		if _, err := cl.poll(context.Background(), c.ReplyTopic, "all", "no-such-tag"); err != nil {
+		if _, err := cl.poll(context.Background(), c.ReplyTopic, "all", keepAll, "no-such-tag"); err != nil {
 			t.Fatal(err)
 		}
 		bareTook := time.Since(bare)

@@ -1,17 +1,20 @@
 package ntfy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
 )
 
-// Whoever reads a request's taps, in whatever order, learns the same
-// answer: the earliest by the server's second; two buttons in that second
-// are in doubt, and deny; the same button twice is no doubt.
+// Whoever reads a request's taps, in whatever order, and whenever they are
+// dated, learns the same answer: the button every tap names; taps of two
+// different answers are in doubt, and deny, whatever their times (a
+// publisher may date a tap before the person's answer, with X-Delay); the
+// same button twice is no doubt, nor are two denies.
 func TestOutcome(t *testing.T) {
-	deny, approve := &button{choice: "deny"}, &button{choice: "approve"}
+	deny, approve, approveFor := &button{choice: "deny"}, &button{choice: "approve"}, &button{choice: "approve-for"}
 	for _, tc := range []struct {
 		name string
 		taps []tapped
@@ -19,12 +22,14 @@ func TestOutcome(t *testing.T) {
 	}{
 		{"none", nil, nil},
 		{"one", []tapped{{bt: approve, at: 10}}, approve},
-		{"a later deny", []tapped{{bt: approve, at: 10}, {bt: deny, at: 11}}, approve},
-		{"an earlier deny read last", []tapped{{bt: approve, at: 11}, {bt: deny, at: 10}}, deny},
+		{"a later deny", []tapped{{bt: approve, at: 10}, {bt: deny, at: 11}}, inDoubt},
+		{"an approve dated before a deny, read last", []tapped{{bt: deny, at: 12}, {bt: approve, at: 10}}, inDoubt},
+		{"a deny and a machine's recorded deny", []tapped{{bt: deny, at: 10}, {bt: deniedElsewhere, at: 11}}, deny},
 		{"two in one second", []tapped{{bt: approve, at: 10}, {bt: deny, at: 10}}, inDoubt},
 		{"two in one second read the other way", []tapped{{bt: deny, at: 10}, {bt: approve, at: 10}}, inDoubt},
-		{"doubt later, after a clear first", []tapped{{bt: approve, at: 9}, {bt: approve, at: 10}, {bt: deny, at: 10}}, approve},
+		{"a deny days later", []tapped{{bt: approve, at: 9}, {bt: approve, at: 10}, {bt: deny, at: 300000}}, inDoubt},
 		{"one button twice", []tapped{{bt: approve, at: 10}, {bt: approve, at: 10}}, approve},
+		{"one button a thousand times, and another once", append(slices.Repeat([]tapped{{bt: approve, at: 10}}, 1000), tapped{bt: approveFor, at: 5}), inDoubt},
 	} {
 		if got := outcome(tc.taps); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

@@ -115,7 +115,7 @@ func (cl client) follow(ctx context.Context, topic, since string, tags []string,
 			return last, ctx.Err()
 		case <-time.After(delay):
 		}
-		ms, err := cl.pollOnce(ctx, topic, from, tags)
+		ms, err := cl.pollOnce(ctx, topic, from, keepAll, tags)
 		switch {
 		case ctx.Err() != nil:
 			return last, ctx.Err()

@@ -166,7 +166,7 @@ func TestPollRefusedForTheLimitIsTriedAgain(t *testing.T) {
 	}))
 	defer srv.Close()
 	cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
-	ms, err := cl.poll(context.Background(), "replies", "all")
+	ms, err := cl.poll(context.Background(), "replies", "all", keepAll)
 	if err != nil || len(ms) != 1 || tries != 2 {
 		t.Fatalf("poll: %v %v after %d tries, want the message on the second", ms, err, tries)
 	}

@@ -118,7 +118,7 @@ func TestPollRefusedOnceIsTriedAgain(t *testing.T) {
 			fmt.Fprintln(w, `{"id":"m1","time":1,"event":"message","topic":"replies","message":"x"}`)
 		}))
 		cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
-		ms, err := cl.poll(context.Background(), "replies", "all")
+		ms, err := cl.poll(context.Background(), "replies", "all", keepAll)
 		srv.Close()
 		switch {
 		case refuse == 1 && (err != nil || len(ms) != 1):

@@ -97,15 +97,17 @@ func sameVoter(f map[string]string, bt *button) bool {
 const ignoredAsAnother = "a vote whose button is one person's, presented as another's (forged, or replayed)"
 
 func ignoredAgain(name string) string {
-	return "a second vote by " + name + ", which changes nothing: each person's first vote counts"
+	return "a second vote by " + name + ", the same as their first: it counts once"
 }
 
-// tally is what the taps of a vote decide, as every machine reads them:
-// each person's first vote, by the server's time (two different buttons
-// of one person in that second are a deny), taken a second at a time,
-// whose order within nobody can tell: a deny among them denies. It
-// returns the outcome (a button standing for it, with the votes that
-// decided it) or nil while undecided, and the votes counted.
+// tally is what the taps of a vote decide, as every machine reads them,
+// whenever, in whatever order (outcome says why a tap's time cannot order
+// it): each person's vote is the button all their taps name, and a deny
+// where two of them differ; a deny, whenever it came, denies; else the
+// approvals decide once there are enough of them, in the order of their
+// times, each second's read together. It returns the outcome (a button
+// standing for it, with the votes that decided it, denies first) or nil
+// while undecided, and the votes counted.
 func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
 	first := map[string]tapped{}
 	for _, t := range taps {
@@ -114,53 +116,52 @@ func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
 		}
 		f, ok := first[t.bt.by]
 		switch {
-		case !ok || t.at < f.at:
+		case !ok:
 			first[t.bt.by] = t
-		case t.at == f.at && t.bt.choice != f.bt.choice:
+			continue
+		case t.bt.choice != f.bt.choice && f.bt.choice != "deny":
 			f.bt = &button{choice: "deny", by: f.bt.by, voter: f.bt.voter}
-			first[t.bt.by] = f
 		}
+		f.at = min(f.at, t.at)
+		first[t.bt.by] = f
 	}
 	var ts []tapped
 	for _, t := range first {
 		ts = append(ts, t)
 	}
 	slices.SortFunc(ts, func(a, b tapped) int {
-		// Within a second, denies first: the votes then read, in their
-		// order, as they decide (dialog.Voted).
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(denies(b.bt), denies(a.bt)), cmp.Compare(a.bt.voter, b.bt.voter))
+		// Denies first: the votes then read, in their order, as they
+		// decide (dialog.Voted).
+		return cmp.Or(cmp.Compare(denies(b.bt), denies(a.bt)), cmp.Compare(a.at, b.at), cmp.Compare(a.bt.voter, b.bt.voter))
 	})
 	var votes []dialog.Vote
-	approvals, needed := 0, max(q.approvals, 1)
-	var lowest time.Duration
-	denied := false
-	for i, t := range ts {
+	for _, t := range ts {
 		v := dialog.Vote{By: t.bt.by, Approved: t.bt.choice != "deny", At: time.Unix(t.at, 0).UTC()}
 		if t.bt.choice == "approve-for" {
 			v.For = q.approveFor
 		}
 		votes = append(votes, v)
-		if !v.Approved {
-			denied = true
-		} else {
-			if approvals == 0 || v.For < lowest {
-				lowest = v.For
-			}
-			approvals++
+	}
+	if len(ts) > 0 && denies(ts[0].bt) == 1 {
+		return &button{choice: "deny", votes: votes}, votes
+	}
+	approvals, needed := 0, max(q.approvals, 1)
+	var lowest time.Duration
+	for i, v := range votes {
+		if approvals == 0 || v.For < lowest {
+			lowest = v.For
 		}
-		if i+1 < len(ts) && ts[i+1].at == t.at {
+		approvals++
+		if i+1 < len(ts) && ts[i+1].at == ts[i].at {
 			// The second's every vote is read before it decides.
 			continue
 		}
-		switch {
-		case denied:
-			return &button{choice: "deny", votes: votes}, votes
-		case approvals >= needed:
+		if approvals >= needed {
 			choice := "approve"
 			if lowest > 0 {
 				choice = "approve-for"
 			}
-			return &button{choice: choice, votes: votes, forDur: lowest}, votes
+			return &button{choice: choice, votes: votes[:i+1], forDur: lowest}, votes
 		}
 	}
 	return nil, votes
@@ -297,9 +298,10 @@ func (v *votesSeen) progress(q *question) string {
 }
 
 // count takes t, a verified tap of one of q's people, and reports what the
-// taps so far decide. A person's tap after their first vote's second is
-// told to Ignored, and changes nothing. Each person's first vote is told
-// to Voted, and, where it does not decide, to the phones.
+// taps so far decide. A person's tap of the button they tapped before is
+// told to Ignored, and changes nothing; a different one makes their vote a
+// deny (tally). Each person's vote is told to Voted, and, where it does not
+// decide, to the phones.
 func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, t tapped) (*button, bool) {
 	for _, seen := range v.taps {
 		switch {
@@ -307,7 +309,7 @@ func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, 
 			// A vote given here, counted at once, back from the fleet's
 			// record.
 			return nil, false
-		case seen.bt.by == t.bt.by && seen.at < t.at:
+		case seen.bt == t.bt:
 			b.ignored(ignoredAgain(t.bt.by))
 			return nil, false
 		}
@@ -315,10 +317,13 @@ func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, 
 	v.taps = append(v.taps, t)
 	decision, votes := q.tally(v.taps)
 	for _, vote := range votes {
-		if v.told[vote.By] {
+		// A person's vote is told again where it changed: two
+		// different buttons are their deny.
+		said := vote.By + map[bool]string{true: "+", false: "-"}[vote.Approved]
+		if v.told[said] {
 			continue
 		}
-		v.told[vote.By] = true
+		v.told[said] = true
 		if b.Voted != nil {
 			b.Voted(vote)
 		}
@@ -377,7 +382,7 @@ func (b *Backend) fleetEnded(ctx context.Context, cl client, r dialog.Request, q
 // ended without a decision, if it did, its verified taps, and whether a
 // machine took its outcome (as lookUp reads it).
 func (b *Backend) votesOnRecord(ctx context.Context, cl client, q *question) (string, []tapped, bool) {
-	ms, err := cl.poll(ctx, b.Config.ReplyTopic, "all", keyTag(q.key, q.identity))
+	ms, err := b.pollRecord(ctx, cl, q, "all")
 	if err != nil {
 		return "", nil, false
 	}

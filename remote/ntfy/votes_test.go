@@ -54,9 +54,11 @@ func tallyOf(t *testing.T, approvals int, taps ...string) string {
 	return what + " [" + strings.Join(vs, " ") + "]"
 }
 
-// The votes decide the same whatever order they are read in: each
-// person's first vote counts, the N-th approval approves, a deny denies,
-// and the votes of one second are read together.
+// The votes decide the same whatever order they are read in, and however
+// they are dated: a person's taps of one button count once, two different
+// buttons of one person are their deny, a deny denies whenever it came,
+// and else the N-th approval approves, the votes of one second read
+// together.
 func TestTally(t *testing.T) {
 	for _, tc := range []struct {
 		approvals int
@@ -67,19 +69,22 @@ func TestTally(t *testing.T) {
 		{2, []string{"Alice:approve@1", "Bob:approve@2"}, "approve [Alice+ Bob+]"},
 		{2, []string{"Bob:approve@2", "Alice:approve@1"}, "approve [Alice+ Bob+]"},
 		{1, []string{"Carol:approve@5"}, "approve [Carol+]"},
-		// The same person twice counts once, whichever button came second.
+		// The same button of one person twice counts once.
 		{2, []string{"Alice:approve@1", "Alice:approve@3"}, "undecided [Alice+]"},
-		{2, []string{"Alice:approve@1", "Alice:deny@3", "Bob:approve@4"}, "approve [Alice+ Bob+]"},
-		// Two buttons of one person in one second: a deny.
+		// Two buttons of one person, in one second or days apart: a deny.
 		{2, []string{"Alice:approve@1", "Alice:deny@1"}, "deny [Alice-]"},
-		// One deny denies, at once, before the approvals can decide.
-		{2, []string{"Alice:approve@1", "Carol:deny@2", "Bob:approve@3"}, "deny [Alice+ Carol-]"},
-		// A deny in the second of the deciding approval denies.
-		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@2"}, "deny [Alice+ Carol- Bob+]"},
-		{2, []string{"Carol:deny@2", "Alice:approve@1", "Bob:approve@2"}, "deny [Alice+ Carol- Bob+]"},
+		{2, []string{"Alice:approve@1", "Alice:deny@3", "Bob:approve@4"}, "deny [Alice- Bob+]"},
+		{2, []string{"Alice:deny@300000", "Alice:approve@1", "Bob:approve@2"}, "deny [Alice- Bob+]"},
+		{2, []string{"Alice:approve-for@1", "Alice:approve@2", "Bob:approve@3"}, "deny [Alice- Bob+]"},
+		// One deny denies, whenever it came: before the approvals, in the
+		// second of the deciding one, or after it (a deny dated later
+		// than the votes it follows, or dated before them by X-Delay).
+		{2, []string{"Alice:approve@1", "Carol:deny@2", "Bob:approve@3"}, "deny [Carol- Alice+ Bob+]"},
+		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@2"}, "deny [Carol- Alice+ Bob+]"},
+		{2, []string{"Carol:deny@2", "Alice:approve@1", "Bob:approve@2"}, "deny [Carol- Alice+ Bob+]"},
 		{3, []string{"Alice:approve@1", "Bob:approve@1", "Carol:deny@1"}, "deny [Carol- Alice+ Bob+]"},
-		// A deny after the decision changes nothing.
-		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@3"}, "approve [Alice+ Bob+]"},
+		{2, []string{"Alice:approve@1", "Bob:approve@2", "Carol:deny@3"}, "deny [Carol- Alice+ Bob+]"},
+		{2, []string{"Alice:approve@5", "Bob:approve@6", "Carol:deny@0"}, "deny [Carol- Alice+ Bob+]"},
 		// Approved for a while only as long as every approval counted says.
 		{2, []string{"Alice:approve-for@1", "Bob:approve-for@2"}, "approve-for [Alice+ Bob+]"},
 		{2, []string{"Alice:approve-for@1", "Bob:approve@2"}, "approve [Alice+ Bob+]"},
