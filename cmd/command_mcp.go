@@ -8,6 +8,7 @@ import (
 
 	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/platform"
+	"github.com/ask-confirm/ask-confirm/remote"
 )
 
 // mcpProgram is the MCP server's program. It is not part of this one: the
@@ -17,7 +18,8 @@ import (
 const mcpProgram = "ask-confirm-mcp"
 
 // newMCPCommand is ask-confirm mcp: it runs ask-confirm-mcp with the same
-// arguments, standard streams and environment, so hosts may start either.
+// arguments, standard streams and environment, and the phone's setup where
+// it was given in the environment, so hosts may start either.
 func newMCPCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp [flags]",
@@ -31,7 +33,9 @@ ask-confirm first, then on PATH. See ask-confirm mcp --help for its flags.`,
 			if err != nil {
 				return err
 			}
-			code, err := platform.Exec(path, append([]string{mcpProgram}, args...))
+			// The phone's setup, where it came in the environment, goes
+			// on a pipe of its own: the environment has none (remote.TakeEnv).
+			code, err := platform.Exec(path, append([]string{mcpProgram}, args...), remote.Handoff())
 			if err != nil {
 				return fmt.Errorf(msgRunMCP, path, err)
 			}

@@ -222,6 +222,7 @@ why the terminal was not asked.
   CODEX_HOME                 Codex's configuration, for doctor (default ~/.codex)
   USER, USERNAME             remote setup's default --name, where the system does not name the user
   ASK_CONFIRM_REMOTE         the phone's whole setup, as remote export prints it, in place of remote.json
+  ASK_CONFIRM_REMOTE_FD      set by ask-confirm mcp for ask-confirm-mcp: the pipe that carries that setup
   SystemRoot                 Windows: the holder's working directory
   SSH_ASKPASS_PROMPT, ASK_CONFIRM_ASKPASS_REMEMBER, ASK_CONFIRM_ASKPASS_TIMEOUT
                              ask-confirm-askpass: the prompt's kind, and its settings

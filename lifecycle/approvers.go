@@ -355,16 +355,34 @@ func dialogVotes(votes []store.Vote) []dialog.Vote {
 	return out
 }
 
-// mergeVotes is recorded followed by the votes of decided that are not
-// among them: the votes on record, and those the decision brought.
-func mergeVotes(recorded []store.Vote, decided []dialog.Vote) []store.Vote {
-	out := slices.Clone(recorded)
+// mergeVotes is recorded with the votes of decided, the votes that
+// decided the request, in place of a person's vote recorded before where
+// it differs (a person's two different buttons are their deny), and after
+// it where the person had none. It returns the votes it added or changed,
+// which the history has yet to hold.
+func mergeVotes(recorded []store.Vote, decided []dialog.Vote) (out []store.Vote, added []dialog.Vote) {
+	out = slices.Clone(recorded)
 	for _, v := range decided {
-		if !voted(out, v.By) {
+		i := slices.IndexFunc(out, func(r store.Vote) bool { return r.By == v.By })
+		switch {
+		case i < 0:
 			out = append(out, storeVote(v))
+		case out[i].Approved != v.Approved:
+			out[i] = storeVote(v)
+		default:
+			continue
 		}
+		added = append(added, v)
 	}
-	return out
+	return out, added
+}
+
+// historyVotes records votes, added to rec's request as it ended, in the
+// history.
+func (e *Engine) historyVotes(rec store.Record, votes []dialog.Vote) {
+	for _, v := range votes {
+		e.logEventOrWarn("vote", rec, voteWord(v.Approved), "", func(ev *store.Event) { ev.By, ev.VotedAt = v.By, v.At.UTC() })
+	}
 }
 
 // voteWord is how a vote reads in the history's outcome: approved or

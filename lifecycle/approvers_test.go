@@ -470,7 +470,7 @@ func TestVoteMessages(t *testing.T) {
 	}{
 		{store.Shown, nil, "pending: 0 of 2 approvals so far; run the same command again to collect the answer"},
 		{store.Shown, []store.Vote{alice}, "pending: 1 of 2 approvals so far (Alice approved); run the same command again to collect the answer"},
-		{store.Denied, []store.Vote{alice, carol}, "denied by Carol (1 of 2 approvals)"},
+		{store.Denied, []store.Vote{alice, carol}, "denied by Carol, though Alice approved: one deny decides"},
 		{store.Expired, []store.Vote{alice}, "nobody answered before --timeout; this counts as a deny (1 of 2 approvals: Alice approved)"},
 		{store.Cancelled, nil, "denied: the request was cancelled with ask-confirm cancel (0 of 2 approvals)"},
 	} {
@@ -514,5 +514,57 @@ func TestKeyFindsARequestOfSeveralApprovers(t *testing.T) {
 		if ev.Identity != r.Key {
 			t.Fatalf("history by --key holds another request's event: %+v", ev)
 		}
+	}
+}
+
+// The votes given in the second that decided a request reach the history
+// as its record has them: Bob approves and Carol denies in one second,
+// and the deny ends the request before Bob's vote is taken as it comes;
+// the end brings both, and the history names every vote once, as the
+// outcome and --json do. A person whose two taps differ is recorded as
+// their deny, in place of the approval recorded before. On 3481494 the
+// history missed the votes the end brought.
+func TestVotesOfTheDecidingSecondAreInTheHistory(t *testing.T) {
+	te := newTestEngine(t)
+	c := testCall("Run the production migration?")
+	c.Request.Approvers, c.Request.Approvals = []string{"alice", "bob", "carol", "dave"}, 2
+	id, content := c.Request.Identity(), c.Request.ContentHash()
+	rec, ok, err := te.spawn(c, nil, "", sighting{}, content, 1, "")
+	if err != nil || !ok {
+		t.Fatalf("spawn: %v %v", ok, err)
+	}
+	at := te.now()
+	te.recordVote(rec, dialog.Vote{By: "alice", Approved: true, At: at})
+	te.recordVote(rec, dialog.Vote{By: "dave", Approved: true, At: at})
+	second := at.Add(time.Second)
+	decided := []dialog.Vote{
+		{By: "carol", At: second},
+		{By: "dave", At: second},
+		{By: "alice", Approved: true, At: at},
+		{By: "bob", Approved: true, At: second},
+	}
+	if _, wrote, err := te.end(id, content, 0, ending{status: store.Denied, votes: decided}); !wrote || err != nil {
+		t.Fatalf("end: %v %v", wrote, err)
+	}
+	events, _, err := te.Events(0, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range events {
+		if e.Event == "vote" || e.Event == "answered" {
+			got = append(got, e.Event+" "+e.By+" "+e.Outcome)
+		}
+	}
+	want := []string{"vote alice approved", "vote dave approved", "vote carol denied", "vote dave denied", "vote bob approved", "answered  denied"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the history says\n%q\nwant\n%q", got, want)
+	}
+	var votes []string
+	for _, v := range te.record(id).Votes {
+		votes = append(votes, v.By+map[bool]string{true: "+", false: "-"}[v.Approved])
+	}
+	if strings.Join(votes, " ") != "alice+ dave- carol- bob+" {
+		t.Fatalf("the record's votes: %v", votes)
 	}
 }

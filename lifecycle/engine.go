@@ -167,7 +167,7 @@ func New(c Config) *Engine {
 		e.detect = platform.Detect
 	}
 	if e.startHolder == nil {
-		e.startHolder = platform.StartDetached
+		e.startHolder = startDetached
 	}
 	e.dir, _ = os.Getwd()
 	e.store = store.New(e.paths.DB)
@@ -211,10 +211,23 @@ func (e *Engine) StoreError(id string, err error) Result {
 		r.Hint = pe.Hint()
 		return r
 	}
+	var lost *historyLost
+	if errors.As(err, &lost) {
+		r := ErrorResult(id, ExitInternal, lost)
+		r.Hint = fmt.Sprintf(hintHistoryLost, e.paths.History)
+		return r
+	}
 	r := ErrorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
 	r.Hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(e.paths.DB))
 	return r
 }
+
+// historyLost is the error of an approval the history could not hold
+// (msgHistoryLost): none is asked for or handed out.
+type historyLost struct{ err error }
+
+func (h *historyLost) Error() string { return fmt.Errorf(msgHistoryLost, h.err).Error() }
+func (h *historyLost) Unwrap() error { return h.err }
 
 // PathError is the error of a run refused because one of ask-confirm's
 // directories or files is a symbolic link, the wrong kind of file, or

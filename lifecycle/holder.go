@@ -24,32 +24,62 @@ import (
 // holderCommand is the first argument of a holder's command line.
 const holderCommand = "hold"
 
+// holderSetupFlag tells a holder that its stdin carries the phone's setup
+// (remote.Give), which its caller was given in the environment: the
+// holder's own environment is without it (remote.TakeEnv). It only says
+// where the setup is; a holder's caller could as well give it one in the
+// environment.
+const holderSetupFlag = "--setup-on-stdin"
+
 // holderArgs is the command line a waiter starts a holder with: the
 // program's own name, then what HolderMain recognises. Where the lock is
-// handed over, the holder finds it at platform.HolderLockFD.
+// handed over, the holder finds it at platform.HolderLockFD; where this
+// process was given the phone's setup (remote.Given), on its stdin
+// (startDetached).
 func holderArgs(id, content string) []string {
 	argv := []string{os.Args[0], holderCommand, id, content}
 	if platform.LockHandedOff {
 		argv = append(argv, "--lock-fd="+strconv.Itoa(platform.HolderLockFD))
 	}
+	if _, ok := remote.Given(); ok {
+		argv = append(argv, holderSetupFlag)
+	}
 	return argv
+}
+
+// startDetached is the holder's start where Config.StartHolder is nil:
+// platform.StartDetached, with the phone's setup, where this process was
+// given one (holderArgs), on the holder's stdin.
+func startDetached(argv []string, lock platform.Lock) error {
+	var input []byte
+	if slices.Contains(argv, holderSetupFlag) {
+		setup, _ := remote.Given()
+		input = []byte(setup)
+	}
+	return platform.StartDetached(argv, lock, input)
 }
 
 // HolderMain is the seam through which a program that makes an Engine also
 // serves as its holder: every such program's main calls it first with its
-// arguments (without the program name). For a holder's command line
+// arguments (without the program name). First, whatever the arguments, it
+// moves the phone's setup out of the environment (remote.TakeEnv), so that
+// no process the program starts inherits it. For a holder's command line
 // (HolderArgs) it shows the stored request's dialog, records the answer and
-// returns the exit code with ok true. For anything else it does nothing and
-// returns ok false. The holder's engine has c's settings; a program passes
-// the zero Config, which takes the real paths, clock and dialogs.
+// returns the exit code with ok true. For anything else it does nothing more
+// and returns ok false. The holder's engine has c's settings; a program
+// passes the zero Config, which takes the real paths, clock and dialogs.
 func HolderMain(args []string, c Config) (code int, ok bool) {
+	remote.TakeEnv()
 	if len(args) == 0 || args[0] != holderCommand {
 		return 0, false
 	}
-	id, content, lockFD, err := parseHolderArgs(args[1:])
+	id, content, lockFD, setupOnStdin, err := parseHolderArgs(args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, msgHoldError+"\n", err)
 		return int(ExitUsage), true
+	}
+	if setupOnStdin {
+		remote.Give(os.Stdin)
 	}
 	e := New(c)
 	// A holder records the events of its caller's request, in its
@@ -62,17 +92,20 @@ func HolderMain(args []string, c Config) (code int, ok bool) {
 }
 
 // parseHolderArgs reads the arguments HolderArgs wrote after the command.
-func parseHolderArgs(args []string) (id, content string, lockFD int, err error) {
+func parseHolderArgs(args []string) (id, content string, lockFD int, setupOnStdin bool, err error) {
+	if n := len(args); n > 0 && args[n-1] == holderSetupFlag {
+		setupOnStdin, args = true, args[:n-1]
+	}
 	if len(args) < 2 || len(args) > 3 {
-		return "", "", 0, errors.New(msgHoldUsage)
+		return "", "", 0, false, errors.New(msgHoldUsage)
 	}
 	if len(args) == 3 {
 		n, ok := strings.CutPrefix(args[2], "--lock-fd=")
 		if lockFD, err = strconv.Atoi(n); !ok || err != nil || lockFD <= 0 {
-			return "", "", 0, fmt.Errorf(msgHoldBadFD, args[2])
+			return "", "", 0, false, fmt.Errorf(msgHoldBadFD, args[2])
 		}
 	}
-	return args[0], args[1], lockFD, nil
+	return args[0], args[1], lockFD, setupOnStdin, nil
 }
 
 // errNotMine is returned when the record no longer asks for this holder.

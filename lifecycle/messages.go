@@ -68,15 +68,20 @@ const (
 	msgCancelFailed  = "cancelling %s: %w"
 	msgRecordHistory = "recording %s in the history: %w"
 
-	msgHoldUsage      = "hold IDENTITY CONTENT_HASH [--lock-fd=N] is started by ask-confirm itself"
+	msgHoldUsage      = "hold IDENTITY CONTENT_HASH [--lock-fd=N] [--setup-on-stdin] is started by ask-confirm itself"
 	msgHoldBadFD      = "hold: bad lock descriptor %q"
 	msgHoldError      = "ask-confirm: error: %v"
 	msgNotMine        = "the request is no longer waiting for a holder"
 	msgLockKept       = "another holder keeps the identity lock"
 	msgRecordAnswer   = "recording the answer: %w"
 	msgRecordHeadless = "recording the headless approval: %w"
-	msgDecodeRequest  = "decoding the stored request: %w"
-	msgBadAnswer      = "the dialog's answer does not answer the question: %v"
+	// msgHistoryLost ends a request, or refuses an approval, whose
+	// history event could not be written: no answer is asked for, and no
+	// approval handed out, that the history does not hold.
+	msgHistoryLost   = "the history could not be written, so no approval is given: %w"
+	hintHistoryLost  = "free space where %s is, or make it writable; ask-confirm doctor checks it"
+	msgDecodeRequest = "decoding the stored request: %w"
+	msgBadAnswer     = "the dialog's answer does not answer the question: %v"
 
 	msgPhoneLeftOut      = "the phone is not asked: %v"
 	msgPhoneNotJoined    = "the phone is not asked: this request is already open without it, and this call waits for its answer there; to ask the phone too, cancel it (ask-confirm cancel) and ask again"
@@ -120,6 +125,9 @@ const (
 	msgApprovedByVotes = "approved by %s (%s)"
 	msgVotedBy         = "%s, by %s (%s)"
 	msgDeniedByVotes   = "denied by %s (%s)"
+	// msgDeniedOverVotes is a vote denied where some approved: the
+	// approvals' count must not read as an outcome.
+	msgDeniedOverVotes = "denied by %s, though %s approved: one deny decides"
 	msgWithVotes       = "%s (%s)"
 
 	msgChose        = "chosen: %s"

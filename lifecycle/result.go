@@ -195,8 +195,9 @@ func withVotes(r *Result, rec store.Record) {
 
 // voteMessage is r's message, for rec, a request of several approvers,
 // with its votes: "approved by Alice and Bob (2 of 2 approvals)", "denied
-// by Carol (1 of 2 approvals)", "pending: 1 of 2 approvals so far (Alice
-// approved); ...".
+// by Carol (0 of 2 approvals)", "denied by Carol, though Alice approved:
+// one deny decides", "pending: 1 of 2 approvals so far (Alice approved);
+// ...".
 func voteMessage(r Result, rec store.Record) string {
 	approvedBy, deniedBy := tally(rec.Votes)
 	progress := fmt.Sprintf(msgApprovalsOf, len(approvedBy), rec.Approvals)
@@ -216,6 +217,8 @@ func voteMessage(r Result, rec store.Record) string {
 		return fmt.Sprintf(msgApprovedByVotes, dialog.Names(approvedBy), progress)
 	case rec.Status == store.Approved:
 		return fmt.Sprintf(msgVotedBy, r.Message, dialog.Names(approvedBy), progress)
+	case rec.Status == store.Denied && len(deniedBy) > 0 && len(approvedBy) > 0:
+		return fmt.Sprintf(msgDeniedOverVotes, dialog.Names(deniedBy), dialog.Names(approvedBy))
 	case rec.Status == store.Denied && len(deniedBy) > 0:
 		return fmt.Sprintf(msgDeniedByVotes, dialog.Names(deniedBy), progress)
 	case len(who) > 0:

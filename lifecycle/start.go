@@ -60,7 +60,12 @@ func (e *Engine) spawn(c Call, ch *Channel, phone string, seen sighting, content
 	if err != nil {
 		return store.Record{}, false, err
 	}
-	e.logEventOrWarn("requested", rec, "", note)
+	if err := e.logEvent("requested", rec, "", note); err != nil {
+		// Nothing is asked whose answer the history could not hold.
+		lost := &historyLost{err}
+		e.finish(id, content, 0, store.Failed, lost.Error())
+		return store.Record{}, false, lost
+	}
 	if ch != nil {
 		handedOver = true
 		e.showHere(ch, id, content, lock)

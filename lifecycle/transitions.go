@@ -34,13 +34,21 @@ func (e *Engine) deliver(rec store.Record, first bool, keep reuse, collect bool)
 			return Result{}, false
 		}
 	}
+	var err error
 	switch {
 	case won && first:
-		e.logEventOrWarn("collected", rec, string(rec.Status), msgCollectedLate)
+		err = e.logEvent("collected", rec, string(rec.Status), msgCollectedLate)
 	case won:
-		e.logEventOrWarn("collected", rec, string(rec.Status), "")
+		err = e.logEvent("collected", rec, string(rec.Status), "")
 	case first:
-		e.logEventOrWarn("reused", rec, string(rec.Status), "")
+		err = e.logEvent("reused", rec, string(rec.Status), "")
+	}
+	switch {
+	case err != nil && rec.Status == store.Approved:
+		// An approval handed out is in the history.
+		return e.StoreError(rec.Identity, &historyLost{err}), true
+	case err != nil:
+		e.warn(fmt.Errorf(msgRecordHistory, "the collection", err))
 	}
 	return fromRecord(rec, first, e.now()), true
 }
@@ -87,7 +95,8 @@ func (e *Engine) end(id, content string, holderPID int, end ending) (store.Recor
 	// waiters would queue for. A failure to show the dialog is not an
 	// answer to collect.
 	received := status.Answer() && platform.Watched(e.paths.WatchFile(id))
-	wrote := false
+	wrote, logged := false, false
+	var votes []dialog.Vote
 	rec, err := e.store.Update(id, func(rec *store.Record, found bool) (bool, error) {
 		if !found || rec.ContentHash != content || rec.Status.Final() || rec.HolderPID != holderPID {
 			return false, nil
@@ -101,13 +110,34 @@ func (e *Engine) end(id, content string, holderPID int, end ending) (store.Recor
 			rec.AnsweredBy = end.by
 		}
 		if len(rec.Approvers) > 0 {
-			rec.Votes = mergeVotes(rec.Votes, end.votes)
+			// The votes of its last second may have come with its end
+			// (recordVote takes none once it ended).
+			rec.Votes, votes = mergeVotes(rec.Votes, end.votes)
+		}
+		if status == store.Approved {
+			e.historyVotes(*rec, votes)
+			votes = nil
+			// An approval is on record in the history before anyone can
+			// read it in the store; one the history cannot hold is none.
+			if herr := e.logEvent(eventFor(status), *rec, string(status), reason); herr != nil {
+				status, reason = store.Failed, (&historyLost{herr}).Error()
+				rec.Status, rec.Reason, rec.Uncollected = status, OneLine(reason), false
+				rec.Answers, rec.Typed, rec.ApprovedFor, rec.AnsweredBy = nil, false, 0, ""
+				received = false
+			} else {
+				logged = true
+			}
 		}
 		wrote = true
 		return true, nil
 	})
 	if err == nil && wrote {
+		e.historyVotes(rec, votes)
+	}
+	if err == nil && wrote && !logged {
 		e.logEventOrWarn(eventFor(status), rec, string(status), reason)
+	}
+	if err == nil && wrote {
 		if received {
 			e.logEventOrWarn("collected", rec, string(status), msgCollectedWaiting)
 		}

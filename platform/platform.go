@@ -8,8 +8,12 @@ package platform
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -173,8 +177,13 @@ func Watched(path string) bool { return watched(path) }
 // standard streams, no inherited descriptors but the lock. The caller's process group may be killed afterwards without
 // affecting it. When LockHandedOff is true the child receives lock at
 // HolderLockFD, so the lock is never free between the caller's decision to
-// start a holder and the holder's own start.
-func StartDetached(argv []string, lock Lock) error { return startDetached(argv, lock) }
+// start a holder and the holder's own start. Where input is not empty,
+// the child's stdin is a pipe that carries input and then ends: a secret
+// for the child, kept out of its arguments and environment. The child must
+// read it at once; an error is returned where it is gone before it did.
+func StartDetached(argv []string, lock Lock, input []byte) error {
+	return startDetached(argv, lock, input)
+}
 
 // AdoptLock returns the lock a holder received at descriptor fd from
 // StartDetached, and makes sure no process the holder starts inherits it:
@@ -205,4 +214,52 @@ func ProcessName(pid int) string { return processName(pid) }
 // this process, with the same standard streams and environment. On Unix the
 // process is replaced and Exec returns only on failure; on Windows the
 // program runs as a child and Exec returns its exit code once it ends.
-func Exec(path string, argv []string) (code int, err error) { return execProgram(path, argv) }
+// The program can read h.Data once with ReadHandoff(h.Env).
+func Exec(path string, argv []string, h Handoff) (code int, err error) {
+	return execProgram(path, argv, h)
+}
+
+// Handoff is data for the program Exec runs, which it reads once, with
+// ReadHandoff, from an inherited pipe whose descriptor (on Windows, its
+// handle) the variable Env names: a secret kept out of the program's
+// arguments and environment. The zero Handoff hands nothing over.
+type Handoff struct {
+	Env  string
+	Data []byte
+}
+
+// maxHandoff bounds what ReadHandoff reads.
+const maxHandoff = 1 << 20
+
+// ReadHandoff reads what Exec handed this program under the variable env,
+// then closes the pipe and unsets env, which no program this one starts
+// then inherits. ok is false where env is not set. A descriptor that is
+// not a pipe is refused, unread.
+func ReadHandoff(env string) (data []byte, ok bool, err error) {
+	v, ok := os.LookupEnv(env)
+	if !ok {
+		return nil, false, nil
+	}
+	_ = os.Unsetenv(env)
+	f, err := handoffPipe(v)
+	if err != nil {
+		return nil, true, fmt.Errorf("reading what was handed over: %w", err)
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, maxHandoff))
+	if err != nil {
+		return nil, true, fmt.Errorf("reading what was handed over: %w", err)
+	}
+	return data, true, nil
+}
+
+// withoutVar is env without the variable name.
+func withoutVar(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

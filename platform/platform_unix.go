@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -165,7 +166,7 @@ func adoptLock(fd int) (Lock, error) {
 	return &fileLock{f}, nil
 }
 
-func startDetached(argv []string, lock Lock) error {
+func startDetached(argv []string, lock Lock, input []byte) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding own executable: %w", err)
@@ -178,7 +179,8 @@ func startDetached(argv []string, lock Lock) error {
 	c := &exec.Cmd{
 		Path: exe,
 		Args: argv,
-		// Stdin, Stdout and Stderr stay nil: /dev/null.
+		// Stdout and Stderr stay nil: /dev/null; so does Stdin, unless it
+		// carries input.
 		Dir: "/",
 		// Setsid rather than Setpgid: a new session has no controlling
 		// terminal, so closing the caller's terminal sends the holder no
@@ -190,10 +192,57 @@ func startDetached(argv []string, lock Lock) error {
 	if l, ok := lock.(*fileLock); ok {
 		c.ExtraFiles = []*os.File{l.f}
 	}
+	in, err := inputPipe(c, input)
+	if err != nil {
+		return fmt.Errorf("starting holder: %w", err)
+	}
 	if err := c.Start(); err != nil {
+		if in != nil {
+			in.Close()
+		}
+		return fmt.Errorf("starting holder: %w", err)
+	}
+	if err := handInput(c, in, input); err != nil {
 		return fmt.Errorf("starting holder: %w", err)
 	}
 	return c.Process.Release()
+}
+
+// handInputWithin bounds the write of a child's input: far more than a
+// child takes to start and read it, and only a child that never reads
+// makes it wait, since a pipe holds 64 KiB (16 KiB at first on macOS).
+const handInputWithin = 30 * time.Second
+
+// inputPipe makes c's stdin a pipe and returns its writing end, where
+// input is not empty; else nil, and stdin stays /dev/null.
+func inputPipe(c *exec.Cmd, input []byte) (*os.File, error) {
+	if len(input) == 0 {
+		return nil, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c.Stdin = r
+	return w, nil
+}
+
+// handInput writes input to w, the writing end of the stdin of c, which
+// has started, and closes both ends of the pipe that this process holds.
+func handInput(c *exec.Cmd, w *os.File, input []byte) error {
+	if w == nil {
+		return nil
+	}
+	c.Stdin.(*os.File).Close()
+	_ = w.SetWriteDeadline(time.Now().Add(handInputWithin))
+	_, err := w.Write(input)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("handing its input over: %w", err)
+	}
+	return nil
 }
 
 func interruptHolder(pid int) error {
@@ -221,13 +270,54 @@ func unixDetach() (bool, string) {
 	if _, err := os.Executable(); err != nil {
 		return false, "cannot find its own executable to start a holder: " + err.Error()
 	}
-	return true, "new session (setsid), working directory /, standard streams on /dev/null, descriptors from 3 up close-on-exec (" + closeOnExecHow + "), identity lock handed over as descriptor 3"
+	return true, "new session (setsid), working directory /, standard streams on /dev/null (stdin a pipe that carries the phone's setup, where one was given in the environment), descriptors from 3 up close-on-exec (" + closeOnExecHow + "), identity lock handed over as descriptor 3"
 }
 
 func openToOthers(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }
 
-func execProgram(path string, argv []string) (int, error) {
-	return 0, syscall.Exec(path, argv, os.Environ())
+func execProgram(path string, argv []string, h Handoff) (int, error) {
+	env := os.Environ()
+	if len(h.Data) == 0 {
+		return 0, syscall.Exec(path, argv, env)
+	}
+	// The pipe's buffer holds it all before the program runs: nobody
+	// reads it until then.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("handing over: %w", err)
+	}
+	defer r.Close()
+	_ = w.SetWriteDeadline(time.Now().Add(time.Second))
+	_, err = w.Write(h.Data)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("handing over: %w", err)
+	}
+	fd := r.Fd()
+	if _, err := unix.FcntlInt(fd, unix.F_SETFD, 0); err != nil {
+		return 0, fmt.Errorf("handing over: %w", err)
+	}
+	env = append(withoutVar(env, h.Env), h.Env+"="+strconv.Itoa(int(fd)))
+	return 0, syscall.Exec(path, argv, env)
+}
+
+// handoffPipe is the pipe at the descriptor v names (Exec).
+func handoffPipe(v string) (*os.File, error) {
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil, fmt.Errorf("descriptor %q", v)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("descriptor %d: %w", fd, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return nil, fmt.Errorf("descriptor %d is not a pipe", fd)
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "handed over"), nil
 }
 
 // closeOnExecListed sets close-on-exec on every descriptor from 3 up that

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 
 	"github.com/gofrs/flock"
@@ -93,33 +94,60 @@ func adoptLock(int) (Lock, error) {
 	return nil, errors.New("locks are not handed over on windows")
 }
 
-func startDetached(argv []string, _ Lock) error {
+func startDetached(argv []string, _ Lock, input []byte) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding own executable: %w", err)
 	}
 	plan := windows.PlanDetach(windows.CurrentJob())
 	dir := windows.HolderDir()
-	start := func(flags uint32) (*exec.Cmd, error) {
+	start := func(flags uint32) (*exec.Cmd, *os.File, error) {
 		c := &exec.Cmd{
 			Path: exe,
 			Args: argv,
-			// Stdin, Stdout and Stderr stay nil: NUL. Only those handles
-			// are inherited.
+			// Stdout and Stderr stay nil: NUL; so does Stdin, unless it
+			// carries input. Only those handles are inherited.
 			Dir: dir,
 			// No HideWindow: DETACHED_PROCESS already opens no console,
 			// and SW_HIDE in the start-up info would apply to the holder's
 			// first top-level window, which is the dialog.
 			SysProcAttr: &syscall.SysProcAttr{CreationFlags: flags},
 		}
-		return c, c.Start()
+		var w *os.File
+		if len(input) > 0 {
+			r, pw, err := os.Pipe()
+			if err != nil {
+				return nil, nil, err
+			}
+			c.Stdin, w = r, pw
+		}
+		err := c.Start()
+		if r, ok := c.Stdin.(*os.File); ok {
+			r.Close()
+		}
+		if err != nil && w != nil {
+			w.Close()
+			w = nil
+		}
+		return c, w, err
 	}
-	c, err := start(plan.Flags)
+	c, w, err := start(plan.Flags)
 	if err != nil && windows.RetryWithoutBreakaway(plan.Flags, err) {
-		c, err = start(plan.Flags &^ windows.CreateBreakawayFromJob)
+		c, w, err = start(plan.Flags &^ windows.CreateBreakawayFromJob)
 	}
 	if err != nil {
 		return fmt.Errorf("starting holder: %w", err)
+	}
+	if w != nil {
+		// The holder reads it first thing; a holder gone before it did
+		// breaks the pipe, which ends the write.
+		_, err := w.Write(input)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("starting holder: handing its input over: %w", err)
+		}
 	}
 	windows.AllowForeground(c.Process.Pid)
 	return c.Process.Release()
@@ -170,15 +198,63 @@ func fromWindows(v windows.Verdict) Session {
 // are not the access control there.
 func openToOthers(fs.FileInfo) bool { return false }
 
-func execProgram(path string, argv []string) (int, error) {
+func execProgram(path string, argv []string, h Handoff) (int, error) {
 	c := exec.Command(path, argv[1:]...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := c.Run()
+	var w *os.File
+	if len(h.Data) > 0 {
+		r, pw, err := os.Pipe()
+		if err != nil {
+			return 0, fmt.Errorf("handing over: %w", err)
+		}
+		defer r.Close()
+		w = pw
+		handle := syscall.Handle(r.Fd())
+		if err := syscall.SetHandleInformation(handle, syscall.HANDLE_FLAG_INHERIT, syscall.HANDLE_FLAG_INHERIT); err != nil {
+			w.Close()
+			return 0, fmt.Errorf("handing over: %w", err)
+		}
+		// Only the handles listed are inherited, so the program that
+		// another thread starts meanwhile gets none of it.
+		c.SysProcAttr = &syscall.SysProcAttr{AdditionalInheritedHandles: []syscall.Handle{handle}}
+		c.Env = append(withoutVar(os.Environ(), h.Env), h.Env+"="+strconv.FormatUint(uint64(handle), 10))
+	}
+	if err := c.Start(); err != nil {
+		if w != nil {
+			w.Close()
+		}
+		return 0, err
+	}
+	if w != nil {
+		// Written beside the program, which reads it as it starts: the
+		// pipe's buffer may hold less. A program that ends without reading
+		// breaks the pipe, which ends the write.
+		go func() {
+			_, _ = w.Write(h.Data)
+			w.Close()
+		}()
+	}
+	err := c.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee.ExitCode(), nil
 	}
 	return 0, err
+}
+
+// handoffPipe is the pipe at the handle v names (Exec).
+func handoffPipe(v string) (*os.File, error) {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("handle %q", v)
+	}
+	handle := syscall.Handle(n)
+	if t, err := syscall.GetFileType(handle); err != nil || t != syscall.FILE_TYPE_PIPE {
+		return nil, fmt.Errorf("handle %d is not a pipe", n)
+	}
+	// Not inherited by what this program starts.
+	_ = syscall.SetHandleInformation(handle, syscall.HANDLE_FLAG_INHERIT, 0)
+	return os.NewFile(uintptr(handle), "handed over"), nil
 }
 
 // createNoWindow is CREATE_NO_WINDOW: a console program started so opens

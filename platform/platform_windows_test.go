@@ -83,7 +83,7 @@ func startHelper(t *testing.T) (dir string, inJob bool) {
 	t.Helper()
 	out := filepath.Join(tempDir(t), "report")
 	t.Setenv(helperOut, out)
-	if err := StartDetached([]string{"holder", "-test.run=^TestStartDetachedHelper$"}, nil); err != nil {
+	if err := StartDetached([]string{"holder", "-test.run=^TestStartDetachedHelper$"}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -334,6 +334,8 @@ func run(path, cmd string, first any) (*exec.Cmd, io.WriteCloser, io.Reader, err
 		}
 	}
 	c := exec.Command(path, cmd)
+	// The setup comes on stdin; the environment has none (TakeEnv, Environ).
+	c.Env = Environ()
 	c.Stderr = os.Stderr
 	platform.NoConsole(c)
 	stdin, err := c.StdinPipe()

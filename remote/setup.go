@@ -4,15 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adrg/xdg"
+
+	"github.com/ask-confirm/ask-confirm/platform"
 )
 
 // The values of Settings.Mode: when the phone is asked.
@@ -39,15 +43,125 @@ var ErrNotConfigured = errors.New("no phone is set up (ask-confirm remote setup)
 // SetupEnv names the variable that holds a whole setup, as remote export
 // prints it: where it is set, Load reads it instead of the file. It is
 // how a CI system hands a job its secrets, so a job joins the fleet
-// without a file on disk.
+// without a file on disk. TakeEnv moves it out of the environment.
 const SetupEnv = "ASK_CONFIRM_REMOTE"
 
-// Load reads the settings: from SetupEnv where it is set and not empty,
-// else from the file at path. A missing file is ErrNotConfigured; a file
-// others may read, or a setup that does not parse or check, is an error,
-// which never quotes the setup: it holds the tokens and the secret.
+// handoffEnv names the variable through which ask-confirm mcp tells the
+// program it runs in its place where to read the setup it hands over
+// (Handoff): a descriptor's number, never the setup.
+const handoffEnv = "ASK_CONFIRM_REMOTE_FD"
+
+// maxGiven bounds a setup read from a pipe: a setup with every approver
+// there can be is a few kilobytes.
+const maxGiven = 1 << 20
+
+// given is the setup this process was given, kept in memory: taken out of
+// SetupEnv (TakeEnv), or handed over by the process that started it
+// (Give, TakeEnv). err says why a setup handed over could not be read.
+var given struct {
+	sync.Mutex
+	setup string
+	ok    bool
+	err   error
+}
+
+// TakeEnv moves the setup out of this process's environment into its
+// memory, where Load, FromEnv and Given read it: from SetupEnv, or from
+// the pipe through which the program that ran this one in its place
+// handed it over (Handoff). It unsets both variables, so that no process
+// this one starts (a holder, the phone's program and its hub, a dialog
+// program, whatever those run) inherits the tokens and the fleet's
+// secret. Every program that may start another calls it first thing:
+// lifecycle.HolderMain does. Calling it again keeps what it took.
+func TakeEnv() {
+	data, handed, err := platform.ReadHandoff(handoffEnv)
+	v, set := os.LookupEnv(SetupEnv)
+	if set {
+		_ = os.Unsetenv(SetupEnv)
+	}
+	given.Lock()
+	defer given.Unlock()
+	switch {
+	case set && strings.TrimSpace(v) != "":
+		given.setup, given.ok, given.err = v, true, nil
+	case handed:
+		given.setup, given.ok, given.err = string(data), true, err
+	}
+}
+
+// Give makes the setup read from r, as SetupEnv would hold it, the one
+// Load reads: a holder's, which its caller handed over on the holder's
+// stdin (Given). Where r is empty or cannot be read, Load returns that
+// error rather than the file's setup.
+func Give(r io.Reader) {
+	b, err := io.ReadAll(io.LimitReader(r, maxGiven))
+	if err == nil && strings.TrimSpace(string(b)) == "" {
+		err = errors.New("the setup was not handed over")
+	}
+	given.Lock()
+	defer given.Unlock()
+	given.setup, given.ok, given.err = string(b), true, err
+}
+
+// Given returns the setup TakeEnv or Give keeps in memory, as SetupEnv
+// held it, for a process this one starts to be handed (Give): false where
+// none is kept, and the settings are the file's.
+func Given() (string, bool) {
+	given.Lock()
+	defer given.Unlock()
+	return given.setup, given.ok && given.err == nil
+}
+
+// Handoff is Given as platform.Exec hands it to the program it runs in
+// this one's place, whose TakeEnv reads it: nothing where none is kept.
+func Handoff() platform.Handoff {
+	setup, ok := Given()
+	if !ok {
+		return platform.Handoff{}
+	}
+	return platform.Handoff{Env: handoffEnv, Data: []byte(setup)}
+}
+
+// Environ is this process's environment without SetupEnv, for a program
+// it starts: a process that never called TakeEnv (a test's) hands the
+// setup on no more than one that did.
+func Environ() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, SetupEnv+"=") && !strings.HasPrefix(kv, handoffEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// givenSetup is the setup Load reads in place of the file: the one kept
+// in memory (TakeEnv, Give), else, in a process that never called
+// TakeEnv (a test's), SetupEnv where it is set and not empty.
+func givenSetup() (setup string, ok bool, err error) {
+	given.Lock()
+	defer given.Unlock()
+	if given.ok {
+		return given.setup, true, given.err
+	}
+	if v, set := os.LookupEnv(SetupEnv); set && strings.TrimSpace(v) != "" {
+		return v, true, nil
+	}
+	return "", false, nil
+}
+
+// Load reads the settings: from the setup given in SetupEnv (or handed
+// over by the process that started this one, TakeEnv and Give) where
+// there is one, else from the file at path. A missing file is
+// ErrNotConfigured; a file others may read, or a setup that does not
+// parse or check, is an error, which never quotes the setup: it holds the
+// tokens and the secret.
 func Load(path string) (Settings, error) {
-	if v, ok := os.LookupEnv(SetupEnv); ok && strings.TrimSpace(v) != "" {
+	if v, ok, err := givenSetup(); ok {
+		if err != nil {
+			return Settings{}, fmt.Errorf("%s: %w", SetupEnv, err)
+		}
 		s, err := parseSettings([]byte(v))
 		if err != nil {
 			return Settings{}, fmt.Errorf("%s: %w", SetupEnv, err)
@@ -75,10 +189,11 @@ func Load(path string) (Settings, error) {
 	return s, nil
 }
 
-// FromEnv reports whether Load reads the settings from SetupEnv.
+// FromEnv reports whether Load reads the settings from SetupEnv (or from
+// a setup handed over in its place) rather than the file.
 func FromEnv() bool {
-	v, ok := os.LookupEnv(SetupEnv)
-	return ok && strings.TrimSpace(v) != ""
+	_, ok, _ := givenSetup()
+	return ok
 }
 
 // parseSettings reads a setup's JSON and checks it. Its errors say what

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -332,5 +333,61 @@ func TestAdversaryFloodHidesNoRecord(t *testing.T) {
 	time.Sleep(time.Second)
 	if n := phone.Count(); n != 4 {
 		t.Fatalf("the phone received %d messages, want two requests and their follow-ups", n)
+	}
+}
+
+// Lines in the fleet's name that name the request and fail their MAC (a
+// cancel, an answer given on a machine) end nothing and answer nothing, and
+// each is recorded as a forgery; so is a tap whose MAC is wrong, apart from
+// one without any. The person's tap after them decides. On 3481494 the
+// records were dropped without a word, and a wrong MAC was recorded as
+// none.
+func TestAdversaryForgedRecordsAreRecorded(t *testing.T) {
+	s := ntfytest.New(t)
+	phone := ntfytest.NewPhone(t, s)
+	c := fleetConfig(t, s)
+	r := confirmRequest("Publish the release?")
+	r.Key = "publish-1"
+	asker := newMachine(c, 15*time.Minute)
+	a := askFor(asker, r)
+	seen := phone.Await(1)
+	asker.awaitSent(t)
+	id := requestIDOf(t, seen)
+	fleet := fleetID(c.SecretKey())
+	approve := seen.Actions[len(seen.Actions)-1]
+	if approve.Label != "Approve" {
+		t.Fatalf("the last button is %q", approve.Label)
+	}
+	adv := newAdversary(t, seen)
+	wrongMAC := strings.Replace(approve.Body, " mac=", " mac=0", 1)
+	wrongMAC = wrongMAC[:len(wrongMAC)-1]
+	noMAC, _, _ := strings.Cut(approve.Body, " mac=")
+	for _, body := range []string{
+		replyPrefix + "rec=cancel fleet=" + fleet + " req=" + id + " mac=" + randomHex(32),
+		replyPrefix + "rec=answer fleet=" + fleet + " req=" + id + " choice=approve mac=" + randomHex(32),
+		wrongMAC,
+		noMAC,
+	} {
+		if code := adv.post(body, nil); code != http.StatusOK {
+			t.Fatalf("posting %q: %d", body, code)
+		}
+	}
+	waitFor(t, func() bool {
+		n := 0
+		for _, r := range asker.ignoredList() {
+			if r == ignoredForgedRecord {
+				n++
+			}
+		}
+		return n == 2 && asker.ignoredAs(ignoredForeign) && asker.ignoredAs(ignoredNoMAC)
+	}, func() string { return fmt.Sprintf("ignored %q", asker.ignoredList()) })
+	select {
+	case <-a.done:
+		t.Fatalf("a forged record ended the request: %+v %v", a.ans, a.err)
+	default:
+	}
+	phone.Tap(seen, "Cancel")
+	if ans, err := asker.wait(t); err != nil || ans.Approved {
+		t.Fatalf("the asker: %+v %v, want the person's Cancel", ans, err)
 	}
 }

@@ -758,7 +758,9 @@ const (
 	ignoredOldFormat    = "a reply without a request's id (from an ask-confirm before this one, or forged)"
 	ignoredMalformed    = "a reply with a malformed capability"
 	ignoredForged       = "a reply for this request whose capability is not one of its buttons' (forged)"
-	ignoredForeign      = "a reply for this request without its fleet's MAC (made with another setup's secret, or forged)"
+	ignoredForeign      = "a reply for this request whose MAC is not its fleet's (made with another setup's secret, or forged)"
+	ignoredNoMAC        = "a reply for this request without the MAC its fleet's buttons carry (from a setup without the fleet's secret, or forged)"
+	ignoredForgedRecord = "a record of this request in its fleet's name whose MAC does not verify (forged)"
 )
 
 // match returns the button of request q whose capability body carries,
@@ -787,9 +789,13 @@ func (b *Backend) match(q *question, body string) *button {
 	id, closes, joined := q.current()
 	if f["rec"] != "" || f["fleet"] != "" {
 		// The fleet's record, or a setup's marker: no reply. This
-		// fleet's own are no news; another's are another's.
-		if q.key == nil || !macEqual(f["fleet"], fleetID(q.key)) {
+		// fleet's own are no news, unless one names this request and
+		// does not verify; another's are another's.
+		switch {
+		case q.key == nil || !macEqual(f["fleet"], fleetID(q.key)):
 			b.ignored(remote.ReplyForAnother)
+		case f["req"] == id && !q.verifiedRecord(f, body, id):
+			b.ignored(ignoredForgedRecord)
 		}
 		return nil
 	}
@@ -829,7 +835,11 @@ func (b *Backend) match(q *question, body string) *button {
 			byMAC = bt
 		}
 	}
-	if byMAC == nil || (found != nil && byMAC != found) {
+	switch {
+	case f["mac"] == "":
+		b.ignored(ignoredNoMAC)
+		return nil
+	case byMAC == nil || (found != nil && byMAC != found):
 		b.ignored(ignoredForeign)
 		return nil
 	}
@@ -982,6 +992,10 @@ func (b *Backend) askedAs(q *question, p person) string {
 		}
 	}
 	line := "Asked of you, " + p.name + ", with " + dialog.Names(others) + ": "
+	if len(others) == 0 {
+		// A vote of one: Approve decides.
+		return "Asked of you, " + p.name + ", alone: your answer decides."
+	}
 	if q.approvals == len(q.people) {
 		return line + "every one of you must approve; any one of you can deny."
 	}
@@ -1095,12 +1109,14 @@ func (b *Backend) whose(q *question, topic string) string {
 }
 
 // followUpTag is the ntfy tag (an emoji's name) of a follow-up's text, as
-// tellWhenClosed and the engine word it: a check mark for an answer, a
-// cross for a deny, an hourglass for an expiry, a no-entry sign for any
-// other end.
+// tellWhenClosed, progressText and the engine word it: a check mark for an
+// answer, a cross for a deny, an hourglass for an expiry, a ballot box for
+// a vote that decided nothing yet, a no-entry sign for any other end.
 func followUpTag(text string) string {
 	lower := strings.ToLower(strings.TrimPrefix(text, "Already "))
 	switch {
+	case progressOf.MatchString(text):
+		return "ballot_box_with_check"
 	case strings.HasPrefix(lower, "approved"), strings.HasPrefix(lower, "chose"), strings.HasPrefix(lower, "answered"):
 		return "white_check_mark"
 	case strings.HasPrefix(lower, "denied"):

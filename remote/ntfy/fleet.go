@@ -732,6 +732,27 @@ func (q *question) endOf(body string) string {
 	return ""
 }
 
+// verifiedRecord reports whether f, the fields of body, a line in the
+// name of q's fleet about request id, q's current one, carries its MAC:
+// the request's record, its end, cancel, supersede or taken, a follow-up's
+// told, or an answer given on a machine.
+func (q *question) verifiedRecord(f map[string]string, body, id string) bool {
+	_, closes, _ := q.current()
+	switch f["rec"] {
+	case "open":
+		_, ok := readOpen(q.key, q.identity, q.content, message{Message: body})
+		return ok
+	case recTold:
+		return macEqual(f["mac"], mac(q.key, "ask-confirm/2 "+recTold, q.identity, id, f["by"]))
+	case "answer":
+		return q.answerIn(f, id, closes) != nil
+	case "":
+		// A setup's marker names no request.
+		return true
+	}
+	return isRecord(q.key, q.identity, id, f["rec"], f)
+}
+
 // recordedAnswer returns the button of the fleet's record of an answer
 // given on a machine (rec=answer) that body is, for q's request or one of
 // the fleet's other requests of its question (see), which it then makes

@@ -117,7 +117,9 @@ func startHub(c remote.Config) error {
 		return err
 	}
 	defer r.Close()
-	cmd := &exec.Cmd{Path: exe, Args: []string{remote.Program, "hub"}, Stdin: r, Dir: os.TempDir(), SysProcAttr: hubAttr}
+	// Its environment without the setup: the hub outlives its request,
+	// and anything it runs could read it (remote.Environ).
+	cmd := &exec.Cmd{Path: exe, Args: []string{remote.Program, "hub"}, Env: remote.Environ(), Stdin: r, Dir: os.TempDir(), SysProcAttr: hubAttr}
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return err

@@ -3,6 +3,7 @@ package ntfy
 import (
 	"cmp"
 	"context"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,6 +199,9 @@ func votesText(bt *button) string {
 	}
 	return "Approved by " + dialog.Names(names)
 }
+
+// progressOf matches a progressText: a follow-up that ends nothing.
+var progressOf = regexp.MustCompile(`^.+ approved( for \S+)?; [0-9]+ of [0-9]+$`)
 
 // progressText is the follow-up after a vote that did not decide: "Alice
 // approved; 1 of 2".

@@ -144,3 +144,32 @@ func TestVoterButtonsAreTheirs(t *testing.T) {
 		t.Fatal("Alice's and Bob's Approve carry one MAC")
 	}
 }
+
+// What a vote's follow-ups and message say reads as what happened: a
+// progress follow-up carries no tag of an end, and one person asked alone
+// is told that their answer decides. On 3481494 "Alice approved; 1 of 2"
+// carried ⛔, and one approver read "Asked of you, Alice, with : every one
+// of you must approve".
+func TestVoteWords(t *testing.T) {
+	v := dialog.Vote{By: "Alice", Approved: true}
+	for text, want := range map[string]string{
+		progressText(v, []dialog.Vote{v}, 2):                                                      "ballot_box_with_check",
+		progressText(dialog.Vote{By: "Bob", Approved: true, For: time.Hour}, []dialog.Vote{v}, 3): "ballot_box_with_check",
+		"Approved by Alice and Bob at 14:05":                                                      "white_check_mark",
+		"Denied by Carol at 14:06":                                                                "x",
+		"This request was cancelled at 14:05":                                                     "no_entry_sign",
+	} {
+		if got := followUpTag(text); got != want {
+			t.Errorf("%q is tagged %s, want %s", text, got, want)
+		}
+	}
+	b := &Backend{}
+	alone := &question{people: []person{{name: "Alice"}}, approvals: 1}
+	if got := b.askedAs(alone, alone.people[0]); strings.Contains(got, "with :") || !strings.Contains(got, "decides") {
+		t.Errorf("one approver reads %q", got)
+	}
+	three := &question{people: []person{{name: "Alice"}, {name: "Bob"}, {name: "Carol"}}, approvals: 2}
+	if got := b.askedAs(three, three.people[1]); got != "Asked of you, Bob, with Alice and Carol: 2 of 3 must approve; any one of you can deny." {
+		t.Errorf("three approvers read %q", got)
+	}
+}
