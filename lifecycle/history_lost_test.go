@@ -1,10 +1,11 @@
+//go:build linux
+
 package lifecycle
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,9 +60,6 @@ func fullStateDir(t *testing.T, te *testEngine) {
 // handed out unrecorded (exit 8). On 3481494 each of these exited 0, with
 // the history holding nothing and only a warning on stderr.
 func TestApprovalNeedsItsHistory(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("tmpfs is Linux's")
-	}
 
 	t.Run("no history from the start", func(t *testing.T) {
 		te := newTestEngine(t)
