@@ -289,3 +289,43 @@ func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
 		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
 	}
 }
+
+// A job that holds no runner at all (--wait 0) asks, and its runner is
+// torn down; the person approves. A re-run with --wait 0 on a new runner
+// collects the approval (the look-up is not cut short by the caller's
+// wait), and its runner, torn down one second after that run exits, has
+// told the phone already: the follow-up is sent before the answer is
+// handed over. On 3481494 each such re-run exited 3 ("still open on the
+// phone") while the answer sat on the server, and a collecting runner
+// torn down within about 5 s left the phone's buttons live.
+func TestFleetCollectsAtAnyWaitAndTellsBeforeTeardown(t *testing.T) {
+	t.Parallel() // no display
+	s := ntfytest.New(t)
+	env := exportedFleet(t, s)
+	phone := ntfytest.NewPhone(t, s)
+
+	// --wait 0 is the collect the look-up must not cut short; 20s, one
+	// that collected before too, whose follow-up was lost.
+	for i, wait := range []string{"0", "20s"} {
+		ask := []string{"--title", "Deploy", "--message", "Deploy build " + wait + " to production?", "--key", "deploy-" + wait, "--remote", "only", "--json", "--collect-within", "1h", "--wait", "0"}
+		runner := fleetMachine(t, env)
+		job := runner.Run(ask...)
+		runner.Expect(job, 3, "pending")
+		m := phone.Await(2*i + 1)
+		tearDown(t, runner)
+		phone.Tap(m, "Approve")
+
+		rerun := fleetMachine(t, env)
+		began := time.Now()
+		again := rerun.Run(append(ask, "--wait", wait)...)
+		rerun.Expect(again, 0, "approved")
+		t.Logf("the re-run with --wait %s collected the approval in %s", wait, time.Since(began).Round(time.Millisecond))
+		time.Sleep(time.Second)
+		tearDown(t, rerun)
+		expectFollowUp(t, phone, 2*i+2, "Approved on the phone at ")
+		time.Sleep(time.Second)
+		if n := phone.Count(); n != 2*i+2 {
+			t.Fatalf("the phone received %d messages, want a request and one follow-up each", n)
+		}
+	}
+}

@@ -344,7 +344,7 @@ const relook = time.Second
 // deadline passes, or ctx ends, and notes when the wait is over.
 func (w *waiter) await(ctx context.Context, s sighting) {
 	e := w.e
-	left := w.deadline.Sub(e.now())
+	left := max(w.deadline.Sub(e.now()), w.lookingUp(s))
 	until := w.dialogUntil(s)
 	switch {
 	case left <= 0:
@@ -369,6 +369,33 @@ func (w *waiter) await(ctx context.Context, s sighting) {
 		// holder see that before the last look.
 		w.stopWatching()
 	}
+}
+
+// phoneLookUpWithin bounds how long past its wait a caller waits for a
+// holder that is still finding out whether the phone's server has the
+// request's answer: the server's opening (5 s at most), the look-up of
+// the fleet's record, and, where it collects, the follow-up sent before it
+// hands the answer over (up to 3 s for the asker's, and 1.25 s more).
+const phoneLookUpWithin = 15 * time.Second
+
+// lookingUp is how much longer than its wait the caller waits for s, this
+// request, asked on the phone and not on it yet (neither shown nor ended)
+// while its holder lives: until then nobody knows whether the server has
+// its answer, and pending ("still open on the phone") would be no true
+// answer. A caller with --wait 0 collects an answer on record so.
+func (w *waiter) lookingUp(s sighting) time.Duration {
+	rec, alive := s.rec, s.alive
+	if (!s.found || rec.ContentHash != w.content) && w.ownSeen {
+		// Just started by this caller, since s was seen: its holder has
+		// the lock.
+		rec, alive = w.own, true
+	} else if !s.found {
+		return 0
+	}
+	if rec.ContentHash != w.content || rec.Phone == phoneNo || rec.Status != store.Requested || !alive {
+		return 0
+	}
+	return rec.RequestedAt.Add(phoneLookUpWithin).Sub(w.e.now())
 }
 
 func (w *waiter) watch() {

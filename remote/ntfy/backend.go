@@ -193,8 +193,8 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 		if bt, ok := b.lookUp(ctx, cl, q, sub); ok {
 			b.took(cl, q)
 			// Where the machine that put it on the phone is gone, this
-			// one tells the phone (tellOnce).
-			b.tellWhenClosed(ctx, cl, r, q, asked, ending{tapped: tappedText(bt, false)})
+			// one tells the phone, before it hands the answer over.
+			b.tellCollected(ctx, cl, q, r, tappedText(bt, false)+" at "+dialog.Clock(b.now().Local(), asked)+".", sub)
 			// Collected: given by a person before this Ask began, which
 			// the engine must not take for a dialog that ended at once.
 			pace(ctx, began)

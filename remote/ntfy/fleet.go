@@ -295,6 +295,9 @@ type question struct {
 	ownID     string // the request this machine puts on the phone
 	ownCloses int64
 	alone     bool // the fleet's record could not be read: no claim
+	// tapAt is the server's time of the tap that gave the answer lookUp
+	// collected.
+	tapAt int64
 
 	mu     sync.Mutex
 	id     string
@@ -548,6 +551,7 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subsc
 		q.mu.Lock()
 		q.id, q.closes, q.join = answered.id, answered.closes, true
 		q.mu.Unlock()
+		q.tapAt = answeredAt
 		return answer, true
 	case len(open) > 0:
 		q.mu.Lock()
@@ -866,6 +870,33 @@ func (b *Backend) tellOnce(cl client, q *question, r dialog.Request, text string
 	b.tellOnceAs(cl, q, r, text, owner, id)
 }
 
+// tellCollected sends text, the follow-up of the answer q collected from
+// the fleet's record, once fleet-wide, before Ask hands the answer over: a
+// machine that collects is most often a CI runner, torn down a second
+// after its job's ask-confirm exits, long before tellOnce's wait for the
+// asker's follow-up would be over. Nothing is sent where a follow-up is on
+// record. The asker had that wait already where the tap is older than
+// toldWait (by the server's clock, sub's): then no machine waits for it;
+// otherwise this one waits out the rest.
+func (b *Backend) tellCollected(ctx context.Context, cl client, q *question, r dialog.Request, text string, sub *subscription) {
+	id, _, _ := q.current()
+	pctx, cancel := context.WithTimeout(ctx, followUpWithin)
+	ms, err := b.pollRecord(pctx, cl, q, "all")
+	cancel()
+	if err == nil && toldBy(q, id, ms) != "" {
+		// Told already, by the asker or another machine that collected.
+		return
+	}
+	if rest := time.Duration(q.tapAt-sub.serverTime())*time.Second + toldWait; rest > 0 {
+		select {
+		case <-time.After(rest):
+		case <-ctx.Done():
+			return
+		}
+	}
+	b.tellAfter(cl, q, r, text, id)
+}
+
 // tellOnceAs is tellOnce with the told records written under id: a
 // request's, or one of a vote's progress follow-ups.
 func (b *Backend) tellOnceAs(cl client, q *question, r dialog.Request, text string, owner bool, id string) {
@@ -892,6 +923,17 @@ func (b *Backend) tellOnceAs(cl client, q *question, r dialog.Request, text stri
 		return
 	}
 	time.Sleep(toldWait)
+	b.tellAfter(cl, q, r, text, id)
+}
+
+// tellAfter is tellOnce on a machine other than the owner, once the owner
+// had its time to tell: it tells where no machine recorded a follow-up of
+// id, and its own record is the first, as every machine reads them.
+func (b *Backend) tellAfter(cl client, q *question, r dialog.Request, text, id string) {
+	by, err := newRequestID()
+	if err != nil {
+		by = "x"
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
 	if ms, err := b.pollRecord(ctx, cl, q, "all"); err != nil || toldBy(q, id, ms) != "" {
