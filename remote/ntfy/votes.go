@@ -3,6 +3,8 @@ package ntfy
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,21 +19,22 @@ import (
 // Each person gets a message of their own, on their own topic, with
 // buttons of their own: capabilities made for them, and a MAC that names
 // them, so that a tap counts once, for the person it was sent to. Their
-// buttons write the one reply topic, as any request's do, with the
-// person's place among the approvers (voter=I):
+// buttons write the one reply topic, as any request's do, with who the
+// person is (voter=V, voterID of their name: not their place among the
+// approvers, which two machines' copies of a setup may list in other
+// orders):
 //
-//	a vote:  req=ID voter=I cap=CAPABILITY mac=MAC(identity, ID, choice, closes, person)
+//	a vote:  req=ID voter=V cap=CAPABILITY mac=MAC(identity, ID, choice, closes, person)
 //
 // and a vote given on a machine (a click in the local dialog, as the
 // person set up under the local user's name) is the fleet's record of an
-// answer, with the person's place and MAC (rec=answer ... voter=I).
+// answer, with the person's voter and MAC (rec=answer ... voter=V).
 //
 // The votes decide the request, whoever reads them, in whatever order
-// they came (tally): each person's first vote counts, and a second
-// changes nothing; the request is approved once Approvals different
-// people approved, and denied as soon as one of them denied. The votes
-// of one second are read together: a deny and the approval that would
-// have decided, whose order nobody can tell, deny.
+// they came (tally): a person's taps of one button count once, two
+// different ones are their deny; the request is approved once Approvals
+// different people approved, and denied by any deny. The approvals of one
+// second are read together.
 
 // person is one of a vote's approvers: their name as the setup spells it,
 // and the topic their phone reads.
@@ -77,20 +80,29 @@ func personButtons(people []person, template []*button) []*button {
 	return bs
 }
 
-// voterField is the voter=I a person's button sends, or "" for a request
+// voterField is the voter=V a person's button sends, or "" for a request
 // of one person.
 func (bt *button) voterField() string {
 	if bt.by == "" {
 		return ""
 	}
-	return " voter=" + strconv.Itoa(bt.voter)
+	return " voter=" + voterID(bt.by)
+}
+
+// voterID names the person called name on the reply topic, whatever
+// their place in a machine's copy of the setup: the first 48 bits of a
+// SHA-256 of the name, without regard to case, as --approvers compares
+// names (a name may hold spaces, which a field may not).
+func voterID(name string) string {
+	h := sha256.Sum256([]byte("ask-confirm/2 voter\x00" + strings.ToLower(name)))
+	return hex.EncodeToString(h[:6])
 }
 
 // sameVoter reports whether f, a reply's fields, names bt's person where
 // bt is a person's: a capability or a MAC presented under another
-// person's place is no vote.
+// person's name is no vote.
 func sameVoter(f map[string]string, bt *button) bool {
-	return bt.by == "" && f["voter"] == "" || bt.by != "" && f["voter"] == strconv.Itoa(bt.voter)
+	return bt.by == "" && f["voter"] == "" || bt.by != "" && f["voter"] == voterID(bt.by)
 }
 
 // ignoredAsAnother is why a person's button presented as another's is
@@ -133,7 +145,7 @@ func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
 	slices.SortFunc(ts, func(a, b tapped) int {
 		// Denies first: the votes then read, in their order, as they
 		// decide (dialog.Voted).
-		return cmp.Or(cmp.Compare(denies(b.bt), denies(a.bt)), cmp.Compare(a.at, b.at), cmp.Compare(a.bt.voter, b.bt.voter))
+		return cmp.Or(cmp.Compare(denies(b.bt), denies(a.bt)), cmp.Compare(a.at, b.at), cmp.Compare(strings.ToLower(a.bt.by), strings.ToLower(b.bt.by)))
 	})
 	var votes []dialog.Vote
 	for _, t := range ts {
@@ -453,16 +465,6 @@ func (b *Backend) tellProgress(cl client, q *question, r dialog.Request, vote di
 			b.followUp(cl, q, r, text)
 			return
 		}
-		b.tellOnceAs(cl, q, r, text, owner, id+"-"+strconv.Itoa(voterOf(q, vote.By)))
+		b.tellOnceAs(cl, q, r, text, owner, id+"-"+voterID(vote.By))
 	}()
-}
-
-// voterOf is the place of the person named among q's people, or -1.
-func voterOf(q *question, name string) int {
-	for i, p := range q.people {
-		if p.name == name {
-			return i
-		}
-	}
-	return -1
 }

@@ -202,10 +202,10 @@ func TestVoteEachPersonOnce(t *testing.T) {
 					alices = act.Body
 				}
 			}
-			if !strings.Contains(alices, " voter=0 ") {
+			if !strings.Contains(alices, " voter="+voterID("Alice")+" ") {
 				t.Fatalf("Alice's Approve sends %q, without her place", alices)
 			}
-			pn.s.Post(strings.Replace(alices, " voter=0 ", " voter=1 ", 1))
+			pn.s.Post(strings.Replace(alices, " voter="+voterID("Alice")+" ", " voter="+voterID("Bob")+" ", 1))
 			waitFor(t, func() bool { return m.ignoredAs(ignoredAgain("Alice")) && m.ignoredAs(ignoredAsAnother) },
 				func() string { return fmt.Sprintf("ignored %q", m.ignoredList()) })
 			notYet(t, a, "Alice's second tap and her button presented as Bob's")
@@ -328,4 +328,38 @@ func TestVoteDecidedBeforeAskingIsNotCollectedPastRemember(t *testing.T) {
 	if ans, err := second.wait(t); err != nil || ans.Approved || votesOf(ans) != "Carol:false" {
 		t.Fatalf("the second machine, asked anew and denied by Carol: %+v (votes %s), %v", ans, votesOf(ans), err)
 	}
+}
+
+// Two machines whose copies of the setup list the people in other orders
+// (a person removed and added again on one of them) ask the same vote: it
+// is one request, and the same taps decide it the same way on both. On
+// 3481494 a vote named its person by place, and the second machine read
+// Carol's real tap as forged and stayed pending.
+func TestVoteReadsTheSameWhateverTheSetupsOrder(t *testing.T) {
+	pn := newPanel(t, true)
+	r := voteRequest(2)
+	reordered := pn.c
+	reordered.Approvers = slices.Clone(pn.c.Approvers)
+	slices.Reverse(reordered.Approvers)
+	r2 := r
+	r2.Approvers = []string{"Alice", "Carol", "Bob"}
+	if r.Identity() != r2.Identity() {
+		t.Fatal("the same approvers in another order make another request")
+	}
+	a, b := newMachine(pn.c, 15*time.Minute), newMachine(reordered, 15*time.Minute)
+	x := askFor(a, r)
+	asked := pn.everyone(t, 1, "Run the production migration?")
+	a.awaitSent(t)
+	y := askFor(b, r2)
+	b.awaitSent(t)
+	pn.phones["Bob"].Tap(asked["Bob"], "Approve")
+	pn.everyone(t, 2, "Bob approved; 1 of 2")
+	pn.phones["Carol"].Tap(asked["Carol"], "Approve")
+	for name, m := range map[string]*machine{"the first machine": a, "the machine whose setup lists them in another order": b} {
+		ans, err := m.wait(t)
+		if err != nil || !ans.Approved || votesOf(ans) != "Bob:true Carol:true" {
+			t.Fatalf("%s: %+v (votes %s), %v; it ignored %q", name, ans, votesOf(ans), err, m.ignoredList())
+		}
+	}
+	_, _ = x, y
 }

@@ -137,11 +137,23 @@ func TestVoterButtonsAreTheirs(t *testing.T) {
 	if got := b.match(q, body); got != alices {
 		t.Fatalf("Alice's own tap matched %+v", got)
 	}
-	if got := b.match(q, strings.Replace(body, " voter=0 ", " voter=1 ", 1)); got != nil || len(ignored) != 1 || ignored[0] != ignoredAsAnother {
+	if got := b.match(q, strings.Replace(body, " voter="+voterID("Alice")+" ", " voter="+voterID("Bob")+" ", 1)); got != nil || len(ignored) != 1 || ignored[0] != ignoredAsAnother {
 		t.Fatalf("Alice's button as Bob's matched %+v, ignored %q", got, ignored)
 	}
 	if replyMAC(key, "id", "r1", bs[1], 0) == replyMAC(key, "id", "r1", bs[3], 0) {
 		t.Fatal("Alice's and Bob's Approve carry one MAC")
+	}
+	// A machine whose copy of the setup lists Bob first reads Alice's tap
+	// as hers: a vote names its person, not a place in a list.
+	swapped := []person{{name: "Bob"}, {name: "Alice"}}
+	bs2, err := newButtons(r, swapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q2 := &question{key: key, identity: "id", buttons: bs2, people: swapped, approvals: 2, id: "r1", ownID: "r1"}
+	f, _ := fields(body)
+	if got := q2.answerIn(f, "r1", 0); got == nil || got.by != "Alice" {
+		t.Fatalf("a copy of the setup in another order reads Alice's tap as %+v", got)
 	}
 }
 
