@@ -133,6 +133,11 @@ func (p program) confirm(ctx context.Context, prompt string) int {
 		// Nothing on stdout: OpenSSH reads an empty answer as yes.
 		return int(lifecycle.ExitApproved)
 	}
+	if r.Status == lifecycle.StatusExpired {
+		// The engine's words name --timeout, which this program does not
+		// have.
+		r.Message = fmt.Sprintf(msgExpired, dialog.ShortDuration(c.Timeout), timeoutEnv)
+	}
 	return p.fail(r.ExitCode, errors.New(r.Message))
 }
 

@@ -108,6 +108,19 @@ func TestConfirm(t *testing.T) {
 	}
 }
 
+// An expiry names what sets the time, ASK_CONFIRM_ASKPASS_TIMEOUT, and
+// how long it was: ask-confirm-askpass has no --timeout.
+func TestExpiryNamesTheTimeoutSetting(t *testing.T) {
+	f := newFixture(t)
+	f.env[hintEnv] = hintConfirm
+	f.env[timeoutEnv] = "90s"
+	f.answer = store.Expired
+	code := f.run("Allow use of key k?")
+	if code != int(lifecycle.ExitExpired) || !strings.Contains(f.stderr.String(), "nobody answered within 1m30s ("+timeoutEnv+")") || strings.Contains(f.stderr.String(), "--timeout") {
+		t.Fatalf("expired: exit %d, stderr %q; want %d naming %s and not --timeout", code, f.stderr.String(), lifecycle.ExitExpired, timeoutEnv)
+	}
+}
+
 // Each use of a key is asked anew by default, even right after an
 // approval; a remember window set by the person returns the approval.
 func TestEachKeyUseAskedAnewUnlessRemembered(t *testing.T) {
@@ -231,7 +244,8 @@ func TestRefusals(t *testing.T) {
 		{"unknown hint", map[string]string{hintEnv: "password"}, []string{"PIN:"}, `"password" is not a prompt`},
 		{"no prompt", map[string]string{hintEnv: hintConfirm}, nil, "only argument"},
 		{"two arguments", map[string]string{hintEnv: hintConfirm}, []string{"a", "b"}, "only argument"},
-		{"empty prompt", map[string]string{hintEnv: hintConfirm}, []string{" "}, "the prompt: must not be empty"},
+		{"blank prompt", map[string]string{hintEnv: hintConfirm}, []string{" "}, "the prompt: must not be blank"},
+		{"empty prompt", map[string]string{hintEnv: hintConfirm}, []string{""}, "the prompt: must not be empty"},
 		{"bad timeout", map[string]string{hintEnv: hintConfirm, timeoutEnv: "soon"}, []string{"Allow?"}, timeoutEnv},
 		{"timeout out of range", map[string]string{hintEnv: hintConfirm, timeoutEnv: "48h"}, []string{"Allow?"}, timeoutEnv},
 		{"negative remember", map[string]string{hintEnv: hintConfirm, rememberEnv: "-1s"}, []string{"Allow?"}, rememberEnv},

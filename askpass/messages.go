@@ -11,6 +11,7 @@ const (
 	msgBadDuration  = "%s=%q is not a duration such as 30s or 5m"
 	msgHeadless     = "cannot show the notice: %s"
 	msgNoticeFailed = "the notice could not be shown: %w"
+	msgExpired      = "nobody answered within %s (%s); this counts as a deny"
 )
 
 // unknownDir stands, in the origin line, for a working directory the

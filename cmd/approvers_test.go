@@ -48,6 +48,11 @@ func TestApproversUsageErrors(t *testing.T) {
 		{name: "approvals of 0", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvals", "0"}, says: "--approvals: 0 is below 1", hint: "--help"},
 		{name: "the phone off", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvers", "bob", "--remote", "off"}, says: "--remote off asks no phone", hint: "--remote also"},
 		{name: "a name twice", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvers", "bob,Bob"}, says: `names "bob" twice`, hint: "--help"},
+		// An empty variable in a script: never everyone set up.
+		{name: "an empty value", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvers", ""}, says: "--approvers: is empty, which names nobody", hint: "--help"},
+		{name: "an empty value with =", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvers="}, says: "--approvers: is empty, which names nobody", hint: "--help"},
+		{name: "an empty name", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvers", "alice,"}, says: "--approvers: name 2 of 2 is empty", hint: "--help"},
+		{name: "a blank name", people: []string{"alice", "bob"}, mode: "also", args: []string{"--approvers", "alice, ,bob"}, says: "--approvers: name 2 of 3 is empty", hint: "--help"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newCLIFixture(t)
@@ -126,7 +131,7 @@ func TestApproversPendingResult(t *testing.T) {
 	if err := json.Unmarshal([]byte(st.stdout), &res); err != nil || *res.Approvals != 1 || len(res.Votes) != 1 || res.Votes[0] != (lifecycle.Vote{By: "Bob", Vote: "approve", At: at}) {
 		t.Fatalf("status --json: %v\n%s", err, st.stdout)
 	}
-	if list := f.runRaw("list"); !strings.Contains(list.stdout, "shown (1 of 2)") {
+	if list := f.runRaw("list"); !strings.Contains(list.stdout, "pending (1 of 2)") {
 		t.Fatalf("list:\n%s", list.stdout)
 	}
 	// Other approvers, or another number of approvals, are another request.

@@ -16,7 +16,7 @@ func newCancelCommand(a *app) *cobra.Command {
 		Short: "Close open dialogs; their requests end cancelled and their callers exit 1",
 		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			recs, err := a.selectRecords(args, all)
+			recs, err := a.selectRecords(args, all, a.engine.FindOpen)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -174,6 +175,13 @@ func (a *app) runConfirm(ctx context.Context, path string, f *pflag.FlagSet, o *
 		// character is still a scope, not a --scope error.
 		o.call.Request.Scope = dialog.DirScope(wd)
 	}
+	if f.Changed("approvers") {
+		if err := dialog.CheckApproversGiven(o.call.Request.Approvers); err != nil {
+			r := lifecycle.ErrorResult("", lifecycle.ExitUsage, err)
+			r.Hint = fmt.Sprintf(hintFlagFor, path)
+			return a.report(r, o.json)
+		}
+	}
 	if f.Changed("approvals") {
 		if o.approvals < 1 {
 			r := lifecycle.ErrorResult("", lifecycle.ExitUsage, &dialog.InvalidError{Field: "--approvals", Reason: fmt.Sprintf(msgApprovalsBelowOne, o.approvals)})
@@ -280,18 +288,44 @@ type countdown struct {
 
 func (c *countdown) AskedOn(channel, phone string) { c.channel, c.phone = channel, phone }
 
+// countdownColumns bounds the countdown's line: a line that wraps on an
+// 80-column terminal leaves a row behind at each tick, since \r returns
+// only to the start of its last row.
+const countdownColumns = 79
+
+// Waiting rewrites the line: how long is left, and where and until when
+// the question is open. The time left is the question's, at most: a
+// caller that waits until the request ends waits a moment past it, which
+// is not the person's time.
 func (c *countdown) Waiting(left time.Duration, until time.Time) {
 	if c.quiet != nil && c.quiet() {
 		return
 	}
 	c.shown = true
-	left, at := left.Round(time.Second), dialog.ClockSeconds(until.Local(), c.now())
+	now := time.Now()
+	if c.now != nil {
+		now = c.now()
+	}
+	if open := until.Sub(now); !until.IsZero() && open < left {
+		left = max(open, 0)
+	}
+	left, at := left.Round(time.Second), dialog.ClockSeconds(until.Local(), now)
+	var lines []string
 	switch {
 	case c.channel == "" && c.phone == "":
-		fmt.Fprintf(c.w, "\r\033[K"+msgCountdown, left, at)
+		lines = []string{fmt.Sprintf(msgCountdown, left, at), fmt.Sprintf(msgCountdownShort, left, at)}
 	default:
-		fmt.Fprintf(c.w, "\r\033[K"+msgCountdownOn, askedOn(c.channel, c.phone), left, at)
+		where := askedOn(c.channel, c.phone)
+		lines = []string{fmt.Sprintf(msgCountdownOn, left, where, at), fmt.Sprintf(msgCountdownOnShort, left, where)}
 	}
+	line := lines[len(lines)-1]
+	for _, l := range lines {
+		if utf8.RuneCountInString(l) <= countdownColumns {
+			line = l
+			break
+		}
+	}
+	fmt.Fprint(c.w, "\r\033[K"+line)
 }
 
 func (c *countdown) Done() {
@@ -325,10 +359,10 @@ func askedOn(channel, phone string) string {
 // any value, an empty one included: a person who wrote
 // ASK_CONFIRM_NO_TERMINAL= meant it off), as --no-terminal does for every
 // command run with it; CI (any value but empty, false in any case, and
-// 0), which CI
-// systems set for their jobs, some of which run commands under a
-// pseudo-terminal; and CLAUDECODE (any value but empty), which Claude Code
-// sets for the commands its agent runs. Such a terminal belongs to a
+// 0), which CI systems set for their jobs, some of which run commands
+// under a pseudo-terminal; and CLAUDECODE (any value but empty), which
+// Claude Code sets for the commands its agent runs. An empty CI or
+// CLAUDECODE counts as unset, as other programs read them. Such a terminal belongs to a
 // program, which would have to answer, or leave the prompt standing until
 // --timeout.
 func terminalOffBy(lookupEnv func(string) (string, bool)) string {

@@ -55,14 +55,27 @@ type doctorReport struct {
 	Message    string             `json:"message"`
 
 	hint string
+	// noBackend says a display answers, but no dialog program shows
+	// anything on it: nobody can be asked here, as on a headless machine.
+	noBackend bool
+	// asks says a request would ask somebody (here or on the phone), and
+	// so make and write the files first; phoneOnly that it would ask on
+	// the phone alone.
+	asks, phoneOnly bool
+	// unwritable is the first of the files a request could not make or
+	// write (pathCheck.Unwritable).
+	unwritable error
 }
 
 // remoteCheck says whether a phone is set up (ask-confirm remote setup),
 // and if so whether its server answers and its access rules hold, checked
 // without publishing anything.
 type remoteCheck struct {
-	Configured bool   `json:"configured"`
-	Server     string `json:"server,omitempty"`
+	Configured bool `json:"configured"`
+	// Setup is where the setup is read from: ASK_CONFIRM_REMOTE, or the
+	// settings file.
+	Setup  string `json:"setup,omitempty"`
+	Server string `json:"server,omitempty"`
 	// Mode is when the phone is asked where --remote does not say.
 	Mode     string   `json:"mode,omitempty"`
 	Problems []string `json:"problems,omitempty"`
@@ -73,25 +86,38 @@ type remoteCheck struct {
 	// short says the server keeps a message for less than
 	// --collect-within's default.
 	short bool
+	// unread says the setup could not be read: a request then leaves
+	// the phone out, with a warning.
+	unread bool
+	// noFleet says the setup has no fleet secret.
+	noFleet bool
+	// cannotAsk says a check the phone cannot ask without failed
+	// (remote.Finding.Needed): a request asked on the phone fails.
+	cannotAsk bool
 }
 
 // checkRemote loads the phone's settings and checks them against the
 // server, reading only.
 func (a *app) checkRemote(ctx context.Context) remoteCheck {
 	s, err := remote.Load(a.remoteFile)
+	setup := a.remoteFile
+	if remote.FromEnv() {
+		setup = remote.SetupEnv
+	}
 	switch {
 	case errors.Is(err, remote.ErrNotConfigured):
 		return remoteCheck{}
 	case err != nil:
-		return remoteCheck{Configured: true, Problems: []string{err.Error()}}
+		return remoteCheck{Configured: true, Setup: setup, Problems: []string{err.Error()}, unread: true}
 	}
-	rc := remoteCheck{Configured: true, Server: s.Server, Mode: s.Mode}
+	rc := remoteCheck{Configured: true, Setup: setup, Server: s.Server, Mode: s.Mode, noFleet: s.Secret == ""}
 	found := a.verifyRemote(ctx, remote.VerifyArgs{Config: s.Config})
 	if keeps, ok := remote.Keeps(found); ok {
 		rc.Keeps, rc.short = dialog.ShortDuration(keeps), keeps < lifecycle.DefaultCall().CollectWithin
 	}
 	for _, f := range found {
 		if !f.OK {
+			rc.cannotAsk = rc.cannotAsk || f.Needed
 			problem := f.What + ": " + f.Detail
 			if f.Mend != "" {
 				problem += fmt.Sprintf(msgDoctorRemoteMend, f.Mend)
@@ -146,27 +172,41 @@ type pathCheck struct {
 	// knowing.
 	Problem string `json:"problem,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Unwritable says why a request could not make or write it, tried
+	// for real and undone (lifecycle.ProbeWrite): a read-only file system,
+	// a full disk, or permissions.
+	Unwritable string `json:"unwritable,omitempty"`
+
+	writeErr error
 }
 
-// newDoctorCommand returns ask-confirm doctor. It reads and reports only: it
-// creates no file or directory and never shows a dialog.
+// newDoctorCommand returns ask-confirm doctor. It reports, and predicts
+// what a request would do here: it tries whether ask-confirm's files can
+// be written and leaves no file or directory behind, never shows a
+// dialog, and publishes nothing to the phone.
 func newDoctorCommand(a *app) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "doctor",
-		Short: "Show what this machine offers for asking a person; exits 4 if nobody can be asked",
+		Short: "Show what this machine offers for asking a person, and what a request would do here",
 		Long: `Show what this machine offers: the OS, the session and display a dialog
 would appear on, the dialog backend and its version, how a holder is
-detached from its caller, and ask-confirm's files with their permissions.
-It creates nothing and shows no dialog.
+detached from its caller, and ask-confirm's files with their permissions
+and whether a request could make and write them (tried, and undone: it
+leaves nothing behind). It shows no dialog, and publishes nothing to the
+phone.
 
 It also names the MCP server program that ask-confirm mcp would run, and
 the terminal the command line asks on where no dialog can be shown.
 
-Exit codes: 0 when a person can be asked, by dialog, on this terminal,
-or, where neither can, on the phone (set up, with its server answering
-and its access rules holding), 4 when nobody can (with a hint), 8 when a
-directory ask-confirm would use is unsafe.`,
+It exits with the code a request run here, without flags, would end with
+when it cannot ask, and 0 when it can: 0 when a person can be asked, by
+dialog, on this terminal, or on the phone where the phone is asked
+instead (its server answering, and its tokens doing what asking needs);
+4 when nobody can be asked (with a hint); 6 when the dialog cannot be
+shown (a display but no dialog program) or the phone, asked alone,
+cannot ask; 8 when a directory or file ask-confirm would use is unsafe,
+or cannot be written where a request would ask somebody.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			r := a.doctor(platform.Inspect(c.Context()), a.checkTerminal())
@@ -174,7 +214,11 @@ directory ask-confirm would use is unsafe.`,
 			if r.Remote.short {
 				r.Notes = append(r.Notes, fmt.Sprintf(msgRemoteKeepsShort, r.Remote.Keeps, dialog.ShortDuration(lifecycle.DefaultCall().CollectWithin)))
 			}
+			if r.Remote.noFleet {
+				r.Notes = append(r.Notes, r.Remote.noFleetNote())
+			}
 			r.askPhone()
+			r.mustWrite(a.engine)
 			var err error
 			if r.CodexHooks, err = a.checkCodexHooks(); err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf(msgDoctorCodexUnreadable, err))
@@ -227,6 +271,13 @@ func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 			unsafe = lifecycle.UnsafePath(pc.Path, pc.Problem, pc.IsDir)
 		}
 	}
+	// In the order a request makes them: the locks (and the state
+	// directory above them), the answers, the history.
+	for _, i := range []int{3, 2, 1, 0, 4} {
+		if err := r.Paths[i].writeErr; err != nil && r.unwritable == nil {
+			r.unwritable = err
+		}
+	}
 	var outcome lifecycle.Result
 	switch {
 	case unsafe != nil:
@@ -234,31 +285,81 @@ func (a *app) doctor(p platform.Report, tc terminalCheck) doctorReport {
 		outcome = a.engine.StoreError("", unsafe)
 	case !p.CanAsk && !tc.Available:
 		outcome = lifecycle.Headless(p.Session)
+		r.noBackend = p.Session.NoBackend()
 	case !p.CanAsk:
 		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: fmt.Sprintf(msgDoctorOnTerminal, p.Reason, tc.Name)}
+		r.asks = true
 	default:
 		outcome = lifecycle.Result{ExitCode: lifecycle.ExitApproved, Message: msgDoctorCanAsk}
+		r.asks = true
 	}
 	r.ExitCode, r.Message, r.hint = outcome.ExitCode, outcome.Message, outcome.Hint
 	return r
 }
 
-// askPhone turns "nobody can be asked" into the phone where the phone is
-// asked in that case (any mode but off, as the engine decides) and its
-// checks hold: a headless machine asks the phone instead of exiting 4.
+// askPhone predicts the phone's part as the engine decides it for a
+// request asked without --remote: where its setup reads and its mode is
+// not off, a machine where nobody can be asked (no display, no dialog
+// program, no terminal) asks the phone alone, and so does mode only
+// everywhere. Asked alone, the phone answers for the request: exit 0
+// where its needed checks hold (remote.Finding.Needed: an access rule
+// that lets too much through is reported, but does not stop a request),
+// and 6 where one fails, as the request's holder fails then. A setup
+// that does not read leaves the phone out, as a request does, with a
+// warning.
 func (r *doctorReport) askPhone() {
 	rc := r.Remote
-	if r.ExitCode != lifecycle.ExitHeadless || !rc.Configured || len(rc.Problems) > 0 || rc.Mode == remote.ModeOff {
+	nobodyHere := r.ExitCode == lifecycle.ExitHeadless || r.ExitCode == lifecycle.ExitFailed && r.noBackend
+	switch {
+	case !rc.Configured, rc.unread, rc.Mode == remote.ModeOff, r.ExitCode == lifecycle.ExitInternal:
+		return
+	case !nobodyHere && rc.Mode != remote.ModeOnly:
 		return
 	}
-	r.ExitCode, r.Message, r.hint = lifecycle.ExitApproved, fmt.Sprintf(msgDoctorOnPhone, r.Reason), ""
+	r.asks, r.phoneOnly = true, true
+	asked := fmt.Sprintf(msgDoctorOnPhone, r.Reason)
+	if !nobodyHere {
+		asked = msgDoctorOnPhoneOnly
+	}
+	if rc.cannotAsk {
+		r.ExitCode, r.Message, r.hint = lifecycle.ExitFailed, fmt.Sprintf(msgDoctorPhoneCannot, asked, strings.Join(rc.Problems, "; ")), hintDoctorPhoneCannot
+		return
+	}
+	r.ExitCode, r.Message, r.hint = lifecycle.ExitApproved, asked, ""
+}
+
+// mustWrite predicts the request's exit 8 where it would ask somebody,
+// and so make and write its files first, and one of them cannot be:
+// the store's error, with its hint naming the directory. Where nobody is
+// asked, a request ends without writing them (its history line lost with
+// a warning), as doctor's verdict says.
+func (r *doctorReport) mustWrite(e *lifecycle.Engine) {
+	if !r.asks || r.unwritable == nil || r.ExitCode == lifecycle.ExitInternal {
+		return
+	}
+	outcome := e.StoreError("", r.unwritable)
+	r.ExitCode, r.Message, r.hint = outcome.ExitCode, outcome.Message, outcome.Hint
+}
+
+// noFleetNote says what a setup without a fleet's secret means: given in
+// ASK_CONFIRM_REMOTE, a re-run of a job on another machine asks anew.
+func (rc remoteCheck) noFleetNote() string {
+	if rc.Setup == remote.SetupEnv {
+		return msgDoctorNoFleetEnv
+	}
+	return fmt.Sprintf(msgDoctorNoFleetFile, rc.Setup)
 }
 
 // checkPath judges path without following a final symbolic link, and
-// without creating anything.
+// tries whether a request could make or write it, leaving nothing behind.
 func checkPath(name, path string, isDir bool) pathCheck {
 	pc := pathCheck{Name: name, Path: path, IsDir: isDir, Safe: true}
 	fi, err := os.Lstat(path)
+	if err == nil && lifecycle.PathProblem(fi, isDir) == "" || errors.Is(err, fs.ErrNotExist) {
+		if pc.writeErr = lifecycle.ProbeWrite(path, isDir); pc.writeErr != nil {
+			pc.Unwritable = pc.writeErr.Error()
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		pc.Note = msgDoctorMissingFile
@@ -355,8 +456,10 @@ func (r doctorReport) printAskers(line func(k, v string)) {
 	switch {
 	case !r.Remote.Configured:
 		line("phone", msgDoctorNoRemote)
+	case r.Remote.unread:
+		line("phone", fmt.Sprintf(msgDoctorRemoteUnread, r.Remote.Setup, strings.Join(r.Remote.Problems, "; ")))
 	case len(r.Remote.Problems) > 0:
-		line("phone", fmt.Sprintf(msgDoctorRemoteProblems, orNone(r.Remote.Server), strings.Join(r.Remote.Problems, "; ")))
+		line("phone", fmt.Sprintf(msgDoctorRemoteProblems, r.Remote.Server, strings.Join(r.Remote.Problems, "; ")))
 	default:
 		line("phone", fmt.Sprintf(msgDoctorRemoteOK, r.Remote.Server, r.Remote.Mode))
 	}
@@ -394,20 +497,27 @@ func (r doctorReport) printFiles(line func(k, v string)) {
 		default:
 			v = pc.Mode
 		}
+		if pc.Unwritable != "" {
+			v += fmt.Sprintf(msgDoctorUnwritable, pc.Unwritable)
+		}
 		line(pc.Name, pc.Path+": "+v)
 	}
 	for _, n := range r.Notes {
 		line("note", n)
 	}
 	switch {
+	case r.ExitCode == lifecycle.ExitHeadless:
+		line("can ask", fmt.Sprintf(msgDoctorAskNo, r.Reason))
+	case r.ExitCode != lifecycle.ExitApproved:
+		// What a request would end with: the dialog or the phone could
+		// not ask, or its files could not be written.
+		line("can ask", fmt.Sprintf(msgDoctorAskNo, r.Message))
+	case r.phoneOnly:
+		line("can ask", fmt.Sprintf(msgDoctorAskPhone, r.Message))
 	case r.CanAsk:
 		line("can ask", msgDoctorAskYes)
-	case r.Terminal.Available:
-		line("can ask", fmt.Sprintf(msgDoctorAskTerminal, r.Reason))
-	case r.ExitCode == lifecycle.ExitApproved:
-		line("can ask", fmt.Sprintf(msgDoctorAskPhone, r.Reason))
 	default:
-		line("can ask", fmt.Sprintf(msgDoctorAskNo, r.Reason))
+		line("can ask", fmt.Sprintf(msgDoctorAskTerminal, r.Reason))
 	}
 }
 

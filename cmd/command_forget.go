@@ -15,7 +15,7 @@ func newForgetCommand(a *app) *cobra.Command {
 		Short: "Drop remembered answers, so the next request shows a dialog",
 		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			recs, err := a.selectRecords(args, all)
+			recs, err := a.selectRecords(args, all, a.engine.Find)
 			if err != nil {
 				return err
 			}

@@ -75,6 +75,11 @@ back to the host's own prompt, which one person answers.`, agentsWhere(true), ag
       "timeout": 360, "failClosed": true}]}}`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("approvers") {
+				if err := dialog.CheckApproversGiven(s.Approvers); err != nil {
+					return a.hookUsage(err.Error(), hintHookFlags)
+				}
+			}
 			if c.Flags().Changed("approvals") {
 				if approvals < 1 {
 					// 0 would read as not given.

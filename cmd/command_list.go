@@ -40,12 +40,11 @@ func (a *app) printEntries(entries []lifecycle.Entry) error {
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "IDENTITY\tWAY\tSTATUS\tAGE\tLEFT\tTITLE\tKEY")
 	for _, e := range entries {
-		status := e.Status
-		if !e.Final() && !e.HolderAlive {
-			status += " " + msgHolderGone
-		}
-		if e.Uncollected {
-			status += " " + msgListUncollected
+		// What status would say of it now (its state), in a word or
+		// two: "pending", "stale (holder gone)", "approved (uncollected)".
+		status := e.Outcome
+		if e.Note != "" {
+			status += " " + fmt.Sprintf(msgListNote, e.Note)
 		}
 		if e.ApprovalsNeeded > 0 && e.Approvals != nil {
 			status += " " + fmt.Sprintf(msgListApprovals, *e.Approvals, e.ApprovalsNeeded)
@@ -54,7 +53,7 @@ func (a *app) printEntries(entries []lifecycle.Entry) error {
 		if key == "" {
 			key = "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dialog.ShortIdentity(e.Identity), lifecycle.WayOf(e.Channel), status,
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dialog.ShortIdentity(e.Identity), e.Channel, status,
 			seconds(e.AgeSeconds), seconds(e.LeftSeconds), e.Title, key)
 	}
 	return w.Flush()

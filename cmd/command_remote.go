@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skip2/go-qrcode"
@@ -318,7 +319,11 @@ func newRemoteTestCommand(a *app) *cobra.Command {
 			defer cancel()
 			r := dialog.Request{Kind: dialog.Confirm, Title: msgRemoteTestTitle, Message: msgRemoteTestMessage, OKLabel: "Approve", CancelLabel: "Deny"}
 			// Said once the server took it, not before.
-			sent := func() { fmt.Fprintf(a.stdout, msgRemoteTestSent+"\n", s.Topic, dialog.ShortDuration(wait)) }
+			var took atomic.Bool
+			sent := func() {
+				took.Store(true)
+				fmt.Fprintf(a.stdout, msgRemoteTestSent+"\n", s.Topic, dialog.ShortDuration(wait))
+			}
 			phone := &remote.Backend{Config: s.Config, Sent: sent}
 			ans, err := phone.Ask(ctx, r)
 			// The phone is told what became of the request once it ends.
@@ -327,6 +332,11 @@ func newRemoteTestCommand(a *app) *cobra.Command {
 			defer stop()
 			phone.Finish(finish)
 			switch {
+			case errors.Is(err, context.DeadlineExceeded) && !took.Load():
+				// Nobody was asked: the phone was never reached, as a
+				// request on the phone alone ends (exit 6).
+				a.out.error(fmt.Sprintf(msgRemoteTestUnreached, s.Server, dialog.ShortDuration(wait)))
+				return &exitError{lifecycle.ExitFailed}
 			case errors.Is(err, context.DeadlineExceeded):
 				fmt.Fprintln(a.stdout, msgRemoteTestNobody)
 				return &exitError{lifecycle.ExitExpired}

@@ -21,11 +21,13 @@ identity names neither (exit 2).
 The exit code is the one running the request again would give now: 0 only
 for an approval that is still remembered, or that no caller has collected
 yet within its --collect-within; 3 while the dialog is open (pending) or
-when asking again would show a new dialog (stale: past its --remember, or
-a failure or a withdrawal, which are never reused). It judges by the
---remember and --collect-within the request was asked with, and says
-which: a run with a longer --remember may still return an older answer.
-Looking does not collect the answer.`,
+when asking again would ask anew (stale: its holder is gone without an
+answer, or it is past the window that kept it, or it is a failure or a
+withdrawal, which are never reused). It judges by the --remember and
+--collect-within the request was asked with, and names the window that
+keeps the answer, or the one that lapsed: a run with a longer --remember
+may still return an older answer. --json carries the request's state (see
+docs/scripting.md, Request states). Looking does not collect the answer.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			rec, err := a.engine.Find(args[0])
@@ -42,7 +44,7 @@ Looking does not collect the answer.`,
 				}{r, rec.Title, uncollected})
 			} else {
 				msg := r.Message
-				if uncollected {
+				if uncollected && r.State == lifecycle.StateKept {
 					msg += "; " + lifecycle.MsgUncollected
 				}
 				_, err = fmt.Fprintf(a.stdout, msgRequestLine+"\n", dialog.ShortIdentity(rec.Identity), rec.Title, msg)

@@ -339,6 +339,9 @@ func TestHookUsageErrors(t *testing.T) {
 		{"--wait over a day", []string{"codex", "--wait", "25h"}, "--wait"},
 		{"negative --remember", []string{"codex", "--remember", "-1s"}, "--remember"},
 		{"unknown flag", []string{"codex", "--timeout", "1m"}, "--timeout"},
+		// An empty variable in the host's configuration names nobody.
+		{"empty --approvers", []string{"codex", "--approvers", ""}, "--approvers: is empty, which names nobody"},
+		{"an empty name in --approvers", []string{"codex", "--approvers", "alice,"}, "--approvers: name 2 of 2 is empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,9 +79,10 @@ func TestListNamesTheWayAndTheKey(t *testing.T) {
 
 	r := f.runRaw("status", "release")
 	f.expectCode(r, lifecycle.ExitUsage)
-	ways := "(dialog: " + dialog.ShortIdentity(byDialog.Identity()) + ", terminal: " + dialog.ShortIdentity(byTerminal.Identity()) + ")"
-	if !strings.Contains(r.stderr, "hint: give the identity of the one you mean; ask-confirm list shows each request's way of asking (WAY) and key (KEY)") ||
-		!strings.Contains(r.stderr, `--key "release" was asked more than one way `+ways) || strings.Contains(r.stderr, "unknown request key") {
+	ways := []string{dialog.ShortIdentity(byDialog.Identity()) + ": dialog, approved", dialog.ShortIdentity(byTerminal.Identity()) + ": terminal, approved"}
+	slices.Sort(ways)
+	if !strings.Contains(r.stderr, "hint: give the identity of the one you mean, or its first 4 or more characters, such as ") ||
+		!strings.Contains(r.stderr, `--key "release" names 2 requests, asked other ways or of other approvers, each its own: `+strings.Join(ways, "; ")) || strings.Contains(r.stderr, "unknown request key") {
 		t.Errorf("a key asked two ways says:\n%s\nwant the ways %s, and not that the key is unknown", r.stderr, ways)
 	}
 
@@ -118,11 +120,58 @@ func TestListNamesTheWayAndTheKey(t *testing.T) {
 	if e := got[byTerminal.Identity()]; e.Channel != "terminal" || e.Key != "release" {
 		t.Errorf("list --json: the terminal's request is %+v", e)
 	}
-	if e := got[byDialog.Identity()]; e.Channel != "" || e.Key != "release" {
+	if e := got[byDialog.Identity()]; e.Channel != "dialog" || e.Key != "release" {
 		t.Errorf("list --json: the dialog's request is %+v", e)
 	}
 
 	// The hook's key, as list prints it, names its request.
 	r = f.runRaw("status", hookKey)
 	f.expectCode(r, lifecycle.ExitApproved)
+}
+
+// Two requests under one --key that differ only in their approvers: the
+// key alone names neither, and the error names each by its identity with
+// its approvers and status, and how to give one (issue 44, item 6: it
+// read "dialog: 52470a23458e, dialog: c77967e1f918"). cancel, which acts
+// only on an open request, takes the key for the one still open.
+func TestKeyOfRequestsOfOtherApprovers(t *testing.T) {
+	f := newCLIFixture(t)
+	f.fixClock(cliNow)
+	f.setPeople("only", "alice", "bob", "carol")
+	var ids []string
+	for _, who := range []string{"alice,bob", "alice,carol"} {
+		r := f.run("--json", "--key", "r6", "--message", "Deploy?", "--approvers", who, "--wait", "0")
+		f.expectCode(r, lifecycle.ExitPending)
+		ids = append(ids, r.res.Key)
+	}
+	for _, cmd := range []string{"status", "cancel"} {
+		r := f.runRaw(cmd, "r6")
+		f.expectCode(r, lifecycle.ExitUsage)
+		for i, who := range []string{"approvers alice and bob", "approvers alice and carol"} {
+			if !strings.Contains(r.stderr, dialog.ShortIdentity(ids[i])+": phone, "+who+", 1 must approve, requested") {
+				t.Errorf("%s r6 does not name %s with %s:\n%s", cmd, dialog.ShortIdentity(ids[i]), who, r.stderr)
+			}
+		}
+		if !strings.Contains(r.stderr, "hint: give the identity of the one you mean, or its first 4 or more characters, such as ") {
+			t.Errorf("%s r6 does not say how to give one:\n%s", cmd, r.stderr)
+		}
+	}
+	// Each one's identity, as the error gives it, names it.
+	if r := f.runRaw("status", dialog.ShortIdentity(ids[1])); r.code != int(lifecycle.ExitPending) {
+		t.Errorf("status %s: exit %d %s%s", dialog.ShortIdentity(ids[1]), r.code, r.stdout, r.stderr)
+	}
+	// Once one has ended, the key names the other for cancel.
+	_, err := f.store.Update(ids[0], func(rec *store.Record, _ bool) (bool, error) {
+		rec.Status, rec.EndedAt = store.Denied, cliNow
+		return true, nil
+	})
+	must(t, err)
+	r := f.runRaw("cancel", "r6")
+	f.expectCode(r, lifecycle.ExitApproved)
+	if !strings.Contains(r.stdout, dialog.ShortIdentity(ids[1])) || f.record(ids[1]).Status != store.Cancelled || f.record(ids[0]).Status != store.Denied {
+		t.Errorf("cancel r6 with one of its requests open: %s%s", r.stdout, r.stderr)
+	}
+	if r := f.runRaw("status", "r6"); r.code != int(lifecycle.ExitUsage) {
+		t.Errorf("status r6 picked one of two requests: exit %d %s", r.code, r.stdout)
+	}
 }

@@ -9,9 +9,12 @@ const (
 	msgApprovalsBelowOne = "%d is below 1: at least one of the approvers must approve"
 	msgNoWorkDir         = "finding the working directory for --scope: %w"
 	msgCountdown         = "ask-confirm: waiting for answer… %s left, dialog open until %s"
+	msgCountdownShort    = "ask-confirm: waiting… %s left, dialog open until %s"
 	// msgCountdownOn is the countdown of a question asked elsewhere than
-	// a dialog: where (msgOnAnotherTerminal…), how long, until when.
-	msgCountdownOn       = "ask-confirm: the question is open %s; waiting for answer… %s left, open until %s"
+	// a dialog: how long, where (msgOnAnotherTerminal…), until when; and
+	// msgCountdownOnShort without when, where that would not fit.
+	msgCountdownOn       = "ask-confirm: waiting… %s left, open %s until %s"
+	msgCountdownOnShort  = "ask-confirm: waiting… %s left, open %s"
 	msgOnAnotherTerminal = "on another terminal"
 	msgOnThePhone        = "on the phone"
 	msgInTheDialog       = "in the dialog"
@@ -22,8 +25,7 @@ const (
 	hintHelp             = "run 'ask-confirm --help' for the commands"
 
 	msgListEmpty         = "no open requests and no remembered answers"
-	msgHolderGone        = "(holder gone)"
-	msgListUncollected   = "(uncollected)"
+	msgListNote          = "(%s)"
 	msgListApprovals     = "(%d of %d)"
 	msgHistoryVote       = "%s %s"
 	msgHistoryDecided    = "%s (%s)"
@@ -58,6 +60,11 @@ const (
 const (
 	msgDoctorCanAsk      = "a person can be asked here"
 	msgDoctorOnPhone     = "nobody can be asked on this machine (%s), but the phone is asked instead"
+	msgDoctorOnPhoneOnly = "the phone is asked alone (its mode is only)"
+	msgDoctorPhoneCannot = "%s, and it cannot ask: %s"
+	msgDoctorUnwritable  = "; a request could not make or write it: %s"
+	msgDoctorNoFleetEnv  = "the phone's setup in ASK_CONFIRM_REMOTE has no fleet secret (it was exported before fleets): another machine, such as a re-run of a job, neither collects a request's answer nor joins it, and asks anew; run ask-confirm remote setup again where the setup was made, and export it anew"
+	msgDoctorNoFleetFile = "the phone's setup in %s has no fleet secret (it was made before fleets): a machine given a copy of it (remote export) neither collects this one's answers nor joins its requests; run ask-confirm remote setup again to make one"
 	msgDoctorMissingDir  = "missing; created with mode 0700 on first use"
 	msgDoctorMissingFile = "not created yet"
 	msgDoctorOpenDir     = "group or other users have access; run chmod 700 %s"
@@ -89,6 +96,7 @@ const (
 	msgRemoteTestMessage    = "A test of the phone as a way of asking. Nothing happens whichever button you tap."
 	msgRemoteTestSent       = "sent a test request to %s; waiting %s for a tap"
 	msgRemoteTestNobody     = "nobody answered on the phone in time"
+	msgRemoteTestUnreached  = "never reached: the phone could not be reached: its ntfy server (%s) did not take the test request within %s (--wait), so nobody was asked"
 	msgRemoteTestFailed     = "the phone could not ask: %v"
 	msgRemoteTestApproved   = "approved on the phone"
 	msgRemoteTestDenied     = "denied on the phone"
@@ -163,6 +171,8 @@ them the new one (remote export).`
 	msgDoctorCodexUnreadable = "the Codex configuration could not be read: %v"
 	msgDoctorRemoteOK        = "set up through %s (asked: %s): it answers, and the access rules that can be checked without publishing hold"
 	msgDoctorRemoteProblems  = "set up through %s, but: %s"
+	msgDoctorRemoteUnread    = "set up in %s, which cannot be read, so a request leaves the phone out: %s"
+	hintDoctorPhoneCannot    = "mend what the phone line says, then run ask-confirm doctor again"
 	msgDoctorRemoteMend      = " (to mend: %s)"
 	msgDoctorRemoteKeeps     = "keeps messages for %s (its cache-duration): an answer given on the phone can be collected from it that long at most"
 )
@@ -201,10 +211,11 @@ else, or Enter alone (the default, Cancel) denies; Ctrl-C, Ctrl-D or Esc
 cancels at once. choose takes an option's number, input a line. Text typed
 before the prompt appeared, and a held or pasted Enter, are no answer.
 
---no-terminal skips the terminal, and so do CI (other than false, in any
-case, or 0), CLAUDECODE and ASK_CONFIRM_NO_TERMINAL (set to anything, even
-empty) in the environment; then --if-headless decides, and its outcome says
-why the terminal was not asked.
+--no-terminal skips the terminal, and so do CI (set and not empty, other
+than false, in any case, or 0), CLAUDECODE (set and not empty) and
+ASK_CONFIRM_NO_TERMINAL (set to anything, even empty) in the environment;
+then --if-headless decides, and its outcome says why the terminal was not
+asked.
 `
 	topicEnvironment = `ask-confirm reads these variables; none of them answers a question:
 
@@ -243,13 +254,16 @@ rebuilt; it never approves. On Windows the directories are under
 
 // jsonFields says what each field of --json's object holds.
 var jsonFields = map[string]string{
-	"status":           "approved, denied, cancelled, pending, stale (status only), expired, headless, failed, superseded, withdrawn or error",
+	"status":           "approved, denied, cancelled, pending, stale, expired, headless, failed, superseded, withdrawn or error",
 	"exit_code":        "the exit code (ask-confirm help exit-codes)",
+	"state":            "the request's state: open, reaching, holder-gone, never-reached, failed, ended, kept, lapsed or not-reused (docs/scripting.md, Request states)",
+	"until":            "while open, when it closes unanswered; for an answer a new run receives, until when; for one past its window, when that lapsed",
+	"window":           "what until is of: --timeout, --remember, --collect-within or --approve-for",
 	"key":              "the request's identity, for status, cancel and forget",
 	"remembered":       "true when the answer was given before this run",
 	"rendered":         "true when a dialog or prompt was shown",
 	"attempt":          "which showing of the dialog this is (after a failed one)",
-	"should_retry":     "true while the dialog is open (pending), or when status finds the last answer no longer given (stale): run the same command again",
+	"should_retry":     "true while the request is open (pending), or when running it again asks anew (stale: its holder is gone, or its answer is no longer given): run the same command again",
 	"retry_reason":     "why to run it again",
 	"requested_at":     "when the request was made (RFC 3339)",
 	"answered_at":      "when it ended",

@@ -7,8 +7,9 @@ import (
 )
 
 // selectRecords returns the record named by args[0], or every record with
-// all: what cancel and forget act on.
-func (a *app) selectRecords(args []string, all bool) ([]lifecycle.Stored, error) {
+// all: what cancel and forget act on. find names the one record
+// (Engine.Find, or for cancel Engine.FindOpen).
+func (a *app) selectRecords(args []string, all bool, find func(string) (lifecycle.Stored, error)) ([]lifecycle.Stored, error) {
 	switch {
 	case all && len(args) > 0:
 		return nil, lifecycle.Usage(errors.New(msgKeyAndAll))
@@ -17,7 +18,7 @@ func (a *app) selectRecords(args []string, all bool) ([]lifecycle.Stored, error)
 	case len(args) != 1:
 		return nil, lifecycle.Usage(errors.New(msgKeyOrAll))
 	}
-	r, err := a.engine.Find(args[0])
+	r, err := find(args[0])
 	if err != nil {
 		return nil, err
 	}

@@ -307,3 +307,39 @@ func TestDocsSayWhatTurnsTheTerminalOff(t *testing.T) {
 	}
 	t.Fatal("docs/trust-and-files.md has no row for ASK_CONFIRM_NO_TERMINAL")
 }
+
+// CI and CLAUDECODE set but empty count as unset, as terminalOffBy reads
+// them, and every place that lists them says so: the environment table,
+// docs/terminal.md and help terminal (they once read as if any value,
+// an empty one too, turned the prompt off).
+func TestDocsSayAnEmptyCIIsUnset(t *testing.T) {
+	rows, err := mdtable.Rows("../docs/trust-and-files.md", "## Environment variables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	terminalDoc, err := os.ReadFile("../docs/terminal.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic := strings.Join(strings.Fields(topicTerminal), " ")
+	for _, name := range []string{"CI", "CLAUDECODE"} {
+		if terminalOffBy(func(n string) (string, bool) { return "", n == name }) != "" {
+			t.Fatalf("%s= turns the terminal off", name)
+		}
+		said := false
+		for _, row := range rows {
+			if mdtable.Code(row[0]) == name {
+				said = strings.HasPrefix(row[1], "set and not empty (an empty one counts as unset)")
+			}
+		}
+		if !said {
+			t.Errorf("docs/trust-and-files.md's row for %s does not say an empty one counts as unset", name)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(string(terminalDoc)), " "), "`"+name+"` (set and not empty") {
+			t.Errorf("docs/terminal.md does not say %s counts only set and not empty", name)
+		}
+		if !strings.Contains(topic, name+" (set and not empty") {
+			t.Errorf("help terminal does not say %s counts only set and not empty", name)
+		}
+	}
+}

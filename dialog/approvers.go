@@ -66,6 +66,23 @@ func Names(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// CheckApproversGiven refuses what a front end's --approvers was given
+// where it names nobody: an empty value, or an empty or blank name in it
+// ("alice,"). Leaving --approvers out asks everyone set up; an empty
+// value, which is what an empty variable in a script gives, must not
+// widen the request to them. The error is an *InvalidError.
+func CheckApproversGiven(names []string) error {
+	if len(names) == 0 {
+		return &InvalidError{"--approvers", "is empty, which names nobody: give NAME,..., or leave --approvers out to ask everyone set up"}
+	}
+	for i, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return &InvalidError{"--approvers", fmt.Sprintf("name %d of %d is empty: give NAME,... without an empty one, or leave --approvers out to ask everyone set up", i+1, len(names))}
+		}
+	}
+	return nil
+}
+
 // validateApprovers reports what is wrong with r's approvers: any on a
 // choice or an input, which keep one person; a name given twice; more
 // than MaxApprovers; or approvals below 1 or above the approvers named.

@@ -159,8 +159,8 @@ func hostileQuestions() []hostileQuestion {
 
 		// Empty, blank, over-long.
 		{"empty label", chooseRequest, func(r *Request) { r.Options[1].Label = "" }, "--option 2", "must not be empty"},
-		{"blank label", chooseRequest, func(r *Request) { r.Options[0].Label = "   " }, "--option 1", "must not be empty"},
-		{"label of no-break spaces", chooseRequest, func(r *Request) { r.Options[0].Label = "\u00a0\u3000" }, "--option 1", "must not be empty"},
+		{"blank label", chooseRequest, func(r *Request) { r.Options[0].Label = "   " }, "--option 1", "must not be blank"},
+		{"label of no-break spaces", chooseRequest, func(r *Request) { r.Options[0].Label = "\u00a0\u3000" }, "--option 1", "must not be blank"},
 		{"empty label with a description", chooseRequest, func(r *Request) {
 			r.Options = []Option{ParseOption("a"), ParseOption("=desc")}
 		}, "--option 2", "must not be empty"},
@@ -280,7 +280,7 @@ func hostileQuestions() []hostileQuestion {
 		{"icon on input", inputRequest, func(r *Request) { r.Icon = "warning" }, "--icon", "belongs to a confirmation"},
 		{"default-approve on input", inputRequest, func(r *Request) { r.DefaultApprove = true },
 			"--default-approve", "belongs to a confirmation"},
-		{"empty message on input", inputRequest, func(r *Request) { r.Message = " " }, "--message", "must not be empty"},
+		{"blank message on input", inputRequest, func(r *Request) { r.Message = " " }, "--message", "must not be blank"},
 
 		// Confirm.
 		{"options on a confirmation", validRequest, func(r *Request) { r.Options = labels("a", "b") },

@@ -212,8 +212,12 @@ func checkText(field, s string, max int, required, multiline bool) error {
 	if len(s) > max {
 		return &InvalidError{field, fmt.Sprintf("is %d bytes; the limit is %d", len(s), max)}
 	}
-	if required && strings.TrimSpace(s) == "" {
+	if required && s == "" {
 		return &InvalidError{field, "must not be empty"}
+	}
+	if required && strings.TrimSpace(s) == "" {
+		// " " is not empty, and was read so.
+		return &InvalidError{field, "must not be blank: it holds only white space"}
 	}
 	if required && looksBlank(s) {
 		return &InvalidError{field, "shows nothing: it holds only spaces and invisible characters"}

@@ -84,8 +84,8 @@ func TestValidateRejects(t *testing.T) {
 		reason string // a substring of InvalidError.Reason
 	}{
 		{"empty message", func(r *Request) { r.Message = "" }, "--message", "must not be empty"},
-		{"blank message", func(r *Request) { r.Message = " \n\t  " }, "--message", "must not be empty"},
-		{"message of no-break spaces", func(r *Request) { r.Message = "\u00a0\u3000" }, "--message", "must not be empty"},
+		{"blank message", func(r *Request) { r.Message = " \n\t  " }, "--message", "must not be blank"},
+		{"message of no-break spaces", func(r *Request) { r.Message = "\u00a0\u3000" }, "--message", "must not be blank"},
 		{"invalid UTF-8 in message", func(r *Request) { r.Message = "ok \xff\xfe" }, "--message", "not valid UTF-8"},
 		{"truncated rune in message", func(r *Request) { r.Message = "caf\xc3" }, "--message", "not valid UTF-8"},
 		{"surrogate half in message", func(r *Request) { r.Message = "a\xed\xa0\x80b" }, "--message", "not valid UTF-8"},
@@ -119,11 +119,11 @@ func TestValidateRejects(t *testing.T) {
 		{"title over the limit by a split rune", func(r *Request) { r.Title = strings.Repeat("t", MaxTitleBytes-1) + "é" }, "--title", "the limit is 256"},
 
 		{"empty ok label", func(r *Request) { r.OKLabel = "" }, "--ok-label", "must not be empty"},
-		{"blank ok label", func(r *Request) { r.OKLabel = "   " }, "--ok-label", "must not be empty"},
+		{"blank ok label", func(r *Request) { r.OKLabel = "   " }, "--ok-label", "must not be blank"},
 		{"newline in ok label", func(r *Request) { r.OKLabel = "Ap\nprove" }, "--ok-label", "U+000A"},
 		{"ok label over the limit", func(r *Request) { r.OKLabel = strings.Repeat("o", MaxLabelBytes+1) }, "--ok-label", "is 65 bytes; the limit is 64"},
 		{"empty cancel label", func(r *Request) { r.CancelLabel = "" }, "--cancel-label", "must not be empty"},
-		{"blank cancel label", func(r *Request) { r.CancelLabel = "\t" }, "--cancel-label", "must not be empty"},
+		{"blank cancel label", func(r *Request) { r.CancelLabel = "\t" }, "--cancel-label", "must not be blank"},
 		{"RLO in cancel label", func(r *Request) { r.CancelLabel = "\u202Evorppa" }, "--cancel-label", "U+202E"},
 		{"cancel label over the limit", func(r *Request) { r.CancelLabel = strings.Repeat("c", MaxLabelBytes+1) }, "--cancel-label", "the limit is 64"},
 		{"equal labels", func(r *Request) { r.OKLabel, r.CancelLabel = "OK", "OK" }, "--ok-label", "must differ from --cancel-label"},

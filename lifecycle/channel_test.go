@@ -430,7 +430,8 @@ func TestFindByKeyOfChannelRequest(t *testing.T) {
 	d := testCall("Deploy staging?")
 	d.Request.Key = "release-42"
 	byDialog := te.seedAnswer(d, store.Approved, time.Second)
-	if rec, err := te.Find("release-42"); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "dialog: "+dialog.ShortIdentity(byDialog.Identity)+", "+c.Channel.Name+": ") {
+	if rec, err := te.Find("release-42"); !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), dialog.ShortIdentity(byDialog.Identity)+": dialog, approved") ||
+		!strings.Contains(err.Error(), dialog.ShortIdentity(te.prepare(c).Request.Identity())+": "+c.Channel.Name+", approved") {
 		t.Fatalf("Find(release-42) asked two ways = %s, %v; want ErrUnknownKey naming both", rec.Identity, err)
 	}
 	for _, id := range []string{byDialog.Identity, te.prepare(c).Request.Identity()} {

@@ -40,6 +40,10 @@ type sighting struct {
 	// or its caller went away) and it has looked once already: this look
 	// ends the invocation.
 	last bool
+	// pastWait is true once the invocation's wait has run out, while it
+	// still waits for the phone's look-up (waiter.lookingUp): it starts
+	// no new attempt then, and reports the request as it stands.
+	pastWait bool
 }
 
 // reuse says how long a new invocation takes an ended request's answer
@@ -73,7 +77,11 @@ const holderStartGrace = 10 * time.Second
 // attempt number for stepSpawn.
 func decide(s sighting, content string, now time.Time, keep reuse, maxAttempts int) (next step, attempt int) {
 	next, attempt = act(s, content, now, keep, maxAttempts)
-	if s.last && (next == stepWait || next == stepSpawn) {
+	// Past its wait, a caller that asked starts no new attempt: the one
+	// that failed (the phone could not be reached) or died is its
+	// outcome, and the next run asks anew.
+	retryLate := s.pastWait && !s.first && next == stepSpawn
+	if s.last && (next == stepWait || next == stepSpawn) || retryLate {
 		if !s.found || s.rec.ContentHash != content || (s.first && s.rec.Status.Final()) {
 			// Another caller holds the lock and is starting a holder, or
 			// this request's own start lost the lock, or what the store

@@ -168,6 +168,15 @@ func TestDecide(t *testing.T) {
 			sighting{rec: decideRecord(store.Approved, 1, time.Hour), found: true, first: true, last: true}, want{stepPending, 0}},
 		{"at the end of the wait an answer that landed is still returned",
 			sighting{rec: decideRecord(store.Approved, 1, time.Hour), found: true, last: true}, want{stepReturn, 0}},
+
+		{"past the wait, waiting on for the phone's look-up, a failure with attempts left is reported, not tried again",
+			sighting{rec: decideRecord(store.Failed, 1, time.Second), found: true, pastWait: true}, want{stepReport, 0}},
+		{"past the wait a dead holder is not replaced",
+			sighting{rec: decideRecord(store.Shown, 1, 0), found: true, pastWait: true}, want{stepReport, 0}},
+		{"past the wait a live holder is still waited for",
+			sighting{rec: decideRecord(store.Requested, 1, 0), found: true, alive: true, pastWait: true}, want{stepWait, 0}},
+		{"a first look past a wait of 0 still asks",
+			sighting{first: true, pastWait: true}, want{stepSpawn, 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

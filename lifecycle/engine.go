@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -218,8 +219,40 @@ func (e *Engine) StoreError(id string, err error) Result {
 		return r
 	}
 	r := ErrorResult(id, ExitInternal, fmt.Errorf(msgStoreUnusable, err))
-	r.Hint = fmt.Sprintf(hintStoreUnusable, filepath.Dir(e.paths.DB))
+	r.Hint = fmt.Sprintf(hintStoreUnusable, e.failedDir(err))
 	return r
+}
+
+// failedDir is the directory of ask-confirm's that err is about, for the
+// hint: the state directory (the locks and the history) where the path
+// err names is in it or on the way to it, the answers' (cache) directory
+// where it is in that one or on the way to it alone, the path itself
+// where it is on the way to both; and the answers' directory where err
+// names no path.
+func (e *Engine) failedDir(err error) string {
+	cache, state := filepath.Dir(e.paths.DB), filepath.Dir(e.paths.History)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return cache
+	}
+	p := filepath.Clean(pe.Path)
+	aboveState, aboveCache := within(state, p) || within(e.paths.Locks, p), within(cache, p)
+	switch {
+	case within(p, cache):
+		return cache
+	case within(p, state), within(p, e.paths.Locks):
+		return state
+	case aboveState && aboveCache:
+		return p
+	case aboveState:
+		return state
+	}
+	return cache
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
 // historyLost is the error of an approval the history could not hold
@@ -246,6 +279,13 @@ func (e *PathError) Unwrap() error { return e.err }
 
 // Hint says what to do about the path.
 func (e *PathError) Hint() string { return fmt.Sprintf(hintUnsafePath, e.err.Path) }
+
+// ProbeWrite says why a request could not make or write path (a
+// directory when isDir), tried for real and undone (store.ProbeWrite), or
+// nil where it could: for a front end that checks the files before a
+// request writes them (doctor). StoreError turns its error into the
+// request's.
+func ProbeWrite(path string, isDir bool) error { return store.ProbeWrite(path, isDir) }
 
 // checkPaths refuses to go on where one of the engine's directories or
 // files is not safe to keep answers in (store.Paths.Check): every request,

@@ -68,6 +68,10 @@ func (e *Engine) phoneFor(c Call, here bool) (way string, refusal *Result, warni
 	}
 	unusable := errors.Is(err, remote.ErrNotConfigured) || errors.Is(err, remote.ErrNotForPhone)
 	switch {
+	case err == nil && s.Secret == "" && remote.FromEnv():
+		// An export made before fleets, given to a CI job: every re-run
+		// of the job, on a machine of its own, asks anew.
+		return phone, nil, errors.New(msgPhoneNoFleet)
 	case err == nil:
 		return phone, nil, nil
 	case phone == phoneAlso || c.Remote == "" || unusable && !here && c.IfHeadless != IfHeadlessFail:

@@ -42,12 +42,21 @@ func matches(key, keyID, id string) bool {
 // say): each way has its own record, perhaps with another question and
 // answer, and none of them is the one a caller meant more than the others.
 func (e *Engine) Find(key string) (Stored, error) {
-	rec, err := e.find(key)
+	rec, err := e.find(key, false)
 	return storedOf(rec), err
 }
 
-// find is Find, for the engine's own use.
-func (e *Engine) find(key string) (store.Record, error) {
+// FindOpen is Find for a command that acts only on an open request
+// (cancel): where key is the --key of several requests, asked other ways
+// or of other approvers, of which one alone is open, it names that one,
+// since the others have ended and nothing can close them.
+func (e *Engine) FindOpen(key string) (Stored, error) {
+	rec, err := e.find(key, true)
+	return storedOf(rec), err
+}
+
+// find is Find, for the engine's own use; open is FindOpen's rule.
+func (e *Engine) find(key string, open bool) (store.Record, error) {
 	if err := e.checkPaths(); err != nil {
 		return store.Record{}, err
 	}
@@ -69,13 +78,19 @@ func (e *Engine) find(key string) (store.Record, error) {
 			found = append(found, r)
 		}
 	}
-	if len(keyed) > 1 {
-		ways := make([]string, len(keyed))
-		for i, r := range keyed {
-			ways[i] = fmt.Sprintf(msgWayOf, WayOf(r.Channel), dialog.ShortIdentity(r.Identity))
+	if open && len(keyed) > 1 {
+		var opened []store.Record
+		for _, r := range keyed {
+			if !r.Status.Final() {
+				opened = append(opened, r)
+			}
 		}
-		sort.Strings(ways)
-		return store.Record{}, &KeyError{fmt.Sprintf(msgKeyManyWays, key, strings.Join(ways, ", ")), hintKeyManyWays}
+		if len(opened) == 1 {
+			keyed = opened
+		}
+	}
+	if len(keyed) > 1 {
+		return store.Record{}, manyKeyed(key, keyed)
 	}
 	if len(keyed) == 1 && len(found) > 0 {
 		return store.Record{}, ambiguousKey(key, []string{keyed[0].Identity}, identities(found))
@@ -92,6 +107,25 @@ func (e *Engine) find(key string) (store.Record, error) {
 	default:
 		return store.Record{}, fmt.Errorf("%w: "+msgAmbiguous, ErrUnknownKey, key, len(found))
 	}
+}
+
+// manyKeyed is the error of key, the --key of each of recs: requests
+// asked other ways, or of other approvers, each its own with its own
+// question and answer, none of which a caller meant more than the others.
+// It names each by its identity, with what tells it apart (its way, its
+// approvers) and its status, and says how to give one.
+func manyKeyed(key string, recs []store.Record) error {
+	recs = slices.Clone(recs)
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Identity < recs[j].Identity })
+	each := make([]string, len(recs))
+	for i, r := range recs {
+		what := WayOf(r.Channel, r.Phone)
+		if len(r.Approvers) > 0 {
+			what += fmt.Sprintf(msgKeyedApprovers, dialog.Names(r.Approvers), r.Approvals)
+		}
+		each[i] = fmt.Sprintf(msgKeyedOne, dialog.ShortIdentity(r.Identity), what, r.Status)
+	}
+	return &KeyError{fmt.Sprintf(msgKeyMany, key, len(recs), strings.Join(each, "; ")), fmt.Sprintf(hintKeyMany, dialog.ShortIdentity(recs[0].Identity))}
 }
 
 // isHex reports whether s could begin an identity: hexadecimal digits.
@@ -140,13 +174,22 @@ func shortList(ids []string) string {
 	return strings.Join(short, ", ")
 }
 
-// WayOf names the way of asking of a record's Channel (Record.Channel, an
-// event's channel): "dialog" for none.
-func WayOf(channel string) string {
-	if channel == "" {
-		return wayDialog
+// WayOf names how a request is asked, from its record's (or an event's)
+// channel and phone: the Channel's name, or "dialog" for none; "phone"
+// for the phone alone; and "+phone" after the first where the phone asks
+// beside it ("dialog+phone").
+func WayOf(channel, phone string) string {
+	way := channel
+	switch {
+	case phone == phoneOnly:
+		return wayPhone
+	case way == "":
+		way = wayDialog
 	}
-	return channel
+	if phone == phoneAlso {
+		way += "+" + wayPhone
+	}
+	return way
 }
 
 // keyedVia is the identity of a request asked with --key key through the
@@ -220,34 +263,18 @@ func keeping(rec store.Record) reuse {
 func (e *Engine) StatusOf(s Stored) Result { return e.statusOf(s.rec) }
 
 func (e *Engine) statusOf(rec store.Record) Result {
+	return resultOf(rec, e.lookedAt(rec))
+}
+
+// lookedAt is what an operator's look at rec (status, list) finds beside
+// the record: the time, whether a holder asks it, and the reuse rules it
+// was asked with, as a new run of it would be judged.
+func (e *Engine) lookedAt(rec store.Record) facts {
+	f := facts{now: e.now(), keep: keeping(rec)}
 	if !rec.Status.Final() {
-		return fromRecord(rec, false, e.now())
+		f.alive, _ = platform.LockHeld(e.paths.LockFile(rec.Identity))
 	}
-	first := sighting{rec: rec, found: true, first: true}
-	if next, _ := decide(first, rec.ContentHash, e.now(), keeping(rec), 1); next != stepReturn {
-		msg := fmt.Sprintf(msgStale, rec.Status, dialog.ClockSeconds(rec.EndedAt.Local(), e.now()), dialog.ShortDuration(rec.Remember))
-		why := msgStaleRetry
-		switch rec.Status {
-		case store.Withdrawn:
-			msg, why = msgWithdrawnNoAnswer, msgNoAnswerRetry
-		case store.Failed:
-			msg, why = fmt.Sprintf(msgStaleFailed, OneLine(rec.Reason)), msgFailedRetry
-		}
-		r := Result{
-			Status: StatusStale, ExitCode: ExitPending, Key: rec.Identity, Attempt: rec.Attempt,
-			Rendered: !rec.ShownAt.IsZero(), RequestedAt: rec.RequestedAt, AnsweredAt: rec.EndedAt,
-			ShouldRetry: true, Message: msg, RetryReason: why,
-		}
-		if len(rec.Approvers) > 0 {
-			withVotes(&r, rec)
-		}
-		return r
-	}
-	r := fromRecord(rec, true, e.now())
-	if r.ExitCode != ExitInternal {
-		r.Message = fmt.Sprintf(msgStatusKept, fromRecord(rec, false, e.now()).Message, dialog.ClockSeconds(rec.EndedAt.Local(), e.now()), dialog.ShortDuration(rec.Remember))
-	}
-	return r
+	return f
 }
 
 // Entry is one stored request as list and status show it.
@@ -257,10 +284,25 @@ type Entry struct {
 	// tool and a hash of the call), which status, cancel and forget take.
 	Key   string `json:"key,omitempty"`
 	Title string `json:"title"`
-	// Channel names the way of asking when it was not a dialog, as the
-	// history's events do: "terminal" or "elicitation".
-	Channel       string    `json:"channel,omitempty"`
+	// Channel names how the request is asked, as list's WAY column does
+	// (WayOf): "dialog", "terminal", "elicitation" or "phone", with
+	// "+phone" where the phone asks beside. Phone is how the phone takes
+	// part: "also", "only", or absent for not at all.
+	Channel string `json:"channel"`
+	Phone   string `json:"phone,omitempty"`
+	// Status is the status its record holds: requested or shown while
+	// open, or how it ended. Outcome, ExitCode and Message are what status
+	// says of it now (stateOf): its status word (pending, stale, or how it
+	// ended), exit code and sentence; State and Note its state, and Until
+	// and Window what bounds that.
 	Status        string    `json:"status"`
+	Outcome       string    `json:"outcome"`
+	ExitCode      ExitCode  `json:"exit_code"`
+	Message       string    `json:"message"`
+	State         string    `json:"state"`
+	Note          string    `json:"note,omitempty"`
+	Until         time.Time `json:"until,omitzero"`
+	Window        string    `json:"window,omitempty"`
 	HolderAlive   bool      `json:"holder_alive"`
 	Attempt       int       `json:"attempt"`
 	Reason        string    `json:"reason,omitempty"`
@@ -300,13 +342,24 @@ func PathProblem(fi os.FileInfo, isDir bool) string { return store.PathProblem(f
 func (e *Engine) EntryOf(s Stored) Entry { return e.entryOf(s.rec) }
 
 func (e *Engine) entryOf(r store.Record) Entry {
-	now := e.now()
+	f := e.lookedAt(r)
+	now := f.now
+	st := stateOf(r, f)
 	en := Entry{
 		Identity:    r.Identity,
 		Key:         keyOf(r),
 		Title:       r.Title,
-		Channel:     r.Channel,
+		Channel:     st.Way,
+		Phone:       r.Phone,
 		Status:      string(r.Status),
+		Outcome:     st.Status,
+		State:       st.Name,
+		Note:        st.Note,
+		ExitCode:    st.ExitCode,
+		Message:     st.result(r, now).Message,
+		Until:       st.Until,
+		Window:      st.Window,
+		HolderAlive: f.alive,
 		Attempt:     r.Attempt,
 		Reason:      OneLine(r.Reason),
 		RequestedAt: r.RequestedAt,
@@ -322,24 +375,19 @@ func (e *Engine) entryOf(r store.Record) Entry {
 	}
 	if r.Status.Final() {
 		en.RememberUntil = r.EndedAt.Add(r.Remember)
-		kept := en.RememberUntil
 		if r.ApprovedFor > 0 && r.Status == store.Approved {
 			en.ApprovedUntil = r.EndedAt.Add(r.ApprovedFor)
-			if en.ApprovedUntil.After(kept) {
-				kept = en.ApprovedUntil
-			}
 		}
-		if r.Uncollected && r.Status != store.Failed {
+		if r.Uncollected && r.Status.Answer() {
 			en.Uncollected = true
 			en.CollectUntil = r.EndedAt.Add(keeping(r).collectWithin)
-			if en.CollectUntil.After(kept) {
-				kept = en.CollectUntil
-			}
 		}
-		en.LeftSeconds = max(0, kept.Sub(now).Seconds())
-	} else {
-		en.HolderAlive, _ = platform.LockHeld(e.paths.LockFile(r.Identity))
-		en.LeftSeconds = max(0, r.Deadline.Sub(now).Seconds())
+	}
+	// What is left is of the state's window: the dialog's --timeout
+	// while a holder asks, the window that keeps an outcome; nothing once
+	// nothing asks or keeps it.
+	if st.Name == StateOpen || st.Name == StateReaching || st.Name == StateKept {
+		en.LeftSeconds = max(0, st.Until.Sub(now).Seconds())
 	}
 	return en
 }
@@ -406,9 +454,9 @@ func (e *Engine) cancel(rec store.Record) (Result, CancelOutcome) {
 	case !found:
 		return ErrorResult(rec.Identity, ExitInternal, errors.New(msgCancelGone)), CancelledNow
 	case now.Status != store.Cancelled || now.ContentHash != rec.ContentHash:
-		return fromRecord(now, false, e.now()), EndedOtherwise
+		return resultOf(now, facts{now: e.now(), own: true}), EndedOtherwise
 	}
-	return fromRecord(now, false, e.now()), CancelledNow
+	return resultOf(now, facts{now: e.now(), own: true}), CancelledNow
 }
 
 // Forget drops the ended requests among ids, so the next identical request

@@ -16,8 +16,12 @@ import (
 // command line's --json prints, and what its one-line message, the MCP
 // server's tool result and the exit code are made from.
 type Result struct {
-	Status      string    `json:"status"`
-	ExitCode    ExitCode  `json:"exit_code"`
+	Status   string   `json:"status"`
+	ExitCode ExitCode `json:"exit_code"`
+	// State is the request's state (stateOf), a row of
+	// docs/scripting.md's table of states; absent where no request was
+	// made (headless, error).
+	State       string    `json:"state,omitempty"`
 	Key         string    `json:"key"`
 	Remembered  bool      `json:"remembered"`
 	Rendered    bool      `json:"rendered"`
@@ -33,6 +37,12 @@ type Result struct {
 	// ApprovedUntil is, for an approval given with the approve-for
 	// button, when it stops being returned.
 	ApprovedUntil time.Time `json:"approved_until,omitzero"`
+	// Until and Window are State.Until and State.Window: while the
+	// request is open, when it closes unanswered (--timeout); for an
+	// outcome a new run receives, until when and by which window; for one
+	// whose window lapsed, when and which.
+	Until  time.Time `json:"until,omitzero"`
+	Window string    `json:"window,omitempty"`
 	// Other is true when the (last) answer to a choice is the person's own
 	// text rather than an option's label.
 	Other bool `json:"other,omitempty"`
@@ -146,8 +156,11 @@ func fromRecord(rec store.Record, remembered bool, now time.Time) Result {
 	case store.Requested, store.Shown:
 		r.Status, r.ExitCode = StatusPending, ExitPending
 		r.Message, r.ShouldRetry, r.RetryReason = msgPending, true, msgRetryReason
-		if rec.Phone == phoneOnly {
+		switch {
+		case rec.Phone == phoneOnly:
 			r.Message, r.RetryReason = msgPendingPhone, msgRetryPhone
+		case rec.Channel != "":
+			r.Message, r.RetryReason = fmt.Sprintf(msgPendingOn, wayPhrase(rec.Channel)), fmt.Sprintf(msgRetryOn, wayPhrase(rec.Channel))
 		}
 		r.AnsweredAt = time.Time{}
 	default:
@@ -290,6 +303,6 @@ func ErrorResult(key string, code ExitCode, err error) Result {
 // pending is the result of a request that is being asked, or about to be,
 // but not by this invocation's own holder yet.
 func pending(id string) Result {
-	return Result{Status: StatusPending, ExitCode: ExitPending, Key: id,
+	return Result{Status: StatusPending, ExitCode: ExitPending, State: StateOpen, Key: id,
 		Message: msgPending, ShouldRetry: true, RetryReason: msgStarting}
 }

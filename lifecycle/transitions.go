@@ -50,7 +50,7 @@ func (e *Engine) deliver(rec store.Record, first bool, keep reuse, collect bool)
 	case err != nil:
 		e.warn(fmt.Errorf(msgRecordHistory, "the collection", err))
 	}
-	return fromRecord(rec, first, e.now()), true
+	return resultOf(rec, facts{now: e.now(), own: !first, caller: true, keep: keep}), true
 }
 
 // markCollected records that rec's answer has reached a caller, unless the
@@ -162,7 +162,7 @@ func (e *Engine) giveUp(rec store.Record, attempts int) Result {
 		return e.StoreError(rec.Identity, err)
 	}
 	rec.Status, rec.Reason = store.Failed, reason
-	return fromRecord(rec, false, e.now())
+	return resultOf(rec, facts{now: e.now(), own: true, caller: true})
 }
 
 // closeRequest asks the holder of rec to close its dialog and end the

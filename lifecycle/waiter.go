@@ -204,7 +204,7 @@ func (w *waiter) replaced(newer store.Record) Result {
 		rec.EndedAt = newer.RequestedAt
 	}
 	rec.Status = store.Superseded
-	return fromRecord(rec, false, w.e.now())
+	return resultOf(rec, facts{now: w.e.now(), own: true, caller: true})
 }
 
 // follow marks this invocation as following the request it started or
@@ -230,7 +230,7 @@ func (w *waiter) report(s sighting) (r Result, again bool) {
 		}
 		return Result{}, true
 	}
-	return fromRecord(s.rec, false, w.e.now()), false
+	return resultOf(s.rec, facts{now: w.e.now(), alive: s.alive, own: true, caller: true}), false
 }
 
 // ask starts asking, attempt number attempt, as prepare chose: through
@@ -273,7 +273,7 @@ func (w *waiter) ask(s sighting, attempt int) (r *Result, started bool) {
 
 // look reads the request's record and tests its holder's lock.
 func (w *waiter) look() (sighting, error) {
-	s := sighting{first: !w.acted, last: w.looked && w.over}
+	s := sighting{first: !w.acted, last: w.looked && w.over, pastWait: !w.e.now().Before(w.deadline)}
 	w.looked = true
 	var err error
 	if s.rec, s.found, err = w.e.store.Get(w.id); err != nil {
@@ -385,9 +385,9 @@ const phoneLookUpWithin = 15 * time.Second
 // answer. A caller with --wait 0 collects an answer on record so.
 func (w *waiter) lookingUp(s sighting) time.Duration {
 	rec, alive := s.rec, s.alive
-	if (!s.found || rec.ContentHash != w.content) && w.ownSeen {
-		// Just started by this caller, since s was seen: its holder has
-		// the lock.
+	if w.ownSeen && (!s.found || rec.ContentHash != w.content || w.own.Version > rec.Version) {
+		// Just started by this caller, since s was seen (maybe in place
+		// of an attempt that failed): its holder has the lock.
 		rec, alive = w.own, true
 	} else if !s.found {
 		return 0

@@ -71,6 +71,18 @@ func TestConfirmApproversAreTheServers(t *testing.T) {
 	}
 }
 
+// The server's --approvers given an empty value (an empty variable in the
+// host's configuration) names nobody, and is refused: it never widens
+// every call to everyone set up. So is an empty name in it.
+func TestServerApproversEmptyIsRefused(t *testing.T) {
+	for _, v := range []string{"", "alice,"} {
+		var stderr bytes.Buffer
+		if code := execute(NewCommand(), []string{"--approvers", v}, &stderr); code != int(lifecycle.ExitUsage) || !strings.Contains(stderr.String(), "--approvers: ") || !strings.Contains(stderr.String(), "empty") {
+			t.Fatalf("ask-confirm-mcp --approvers %q: exit %d, %s", v, code, &stderr)
+		}
+	}
+}
+
 // What a team's gate tells the model: the votes, in the engine's words.
 func TestConfirmTextOfATeamsGate(t *testing.T) {
 	one, two := 1, 2

@@ -98,6 +98,11 @@ person.`,
 				}
 				o.Request.Approvals = approvals
 			}
+			if c.Flags().Changed("approvers") {
+				if err := dialog.CheckApproversGiven(o.Request.Approvers); err != nil {
+					return lifecycle.Usage(err)
+				}
+			}
 			s, err := newServer(o, askWith, c.ErrOrStderr())
 			if err != nil {
 				return err

@@ -379,7 +379,7 @@ func Verify(ctx context.Context, c Config, program string, writes bool) []Findin
 // later setup with another secret notices.
 func VerifySetup(ctx context.Context, args VerifyArgs, program string) []Finding {
 	failed := func(err error) []Finding {
-		return []Finding{{What: Program + " checks the server", Detail: err.Error()}}
+		return []Finding{{What: Program + " checks the server", Detail: err.Error(), Needed: true}}
 	}
 	cmd, stdin, stdout, err := run(program, "verify", args)
 	if err != nil {

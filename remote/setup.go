@@ -274,6 +274,12 @@ type Finding struct {
 	// Mend is what would make a failed check hold: the ntfy access line,
 	// or what to look at where the network or the server failed.
 	Mend string `json:"mend,omitempty"`
+	// Needed says the phone cannot ask without what was checked (the
+	// server answers, a token does what asking needs), as opposed to a
+	// check that what should be refused is (an access rule that keeps
+	// others out): a request asked on the phone fails where a needed
+	// check fails, and goes on where only the others do.
+	Needed bool `json:"needed,omitempty"`
 	// Keeps is how long the server keeps a message, for the finding that
 	// says so, where the server told it (ntfy's cache-duration): an
 	// answer can be collected from the server only that long after it

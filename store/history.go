@@ -64,8 +64,9 @@ type Event struct {
 }
 
 // AppendEvent writes e as one JSON line at the end of the history file at
-// path, creating it (0600) and its directory (0700) as needed, and rotating
-// it once it passes MaxHistoryBytes.
+// path, creating it (0600) and its directory (0700) as needed, restricting
+// an existing one to its owner (0600), and rotating it once it passes
+// MaxHistoryBytes.
 func AppendEvent(path string, e Event) error {
 	line, err := appendEventJSON(make([]byte, 0, 512), &e)
 	if err != nil {
@@ -83,6 +84,14 @@ func AppendEvent(path string, e Event) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening history: %w", err)
+	}
+	if fi, serr := f.Stat(); serr == nil && openToOthers(fi) {
+		// A history made by another program (0666): O_CREATE's mode
+		// applies only to a file it creates.
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return fmt.Errorf("restricting %s to its owner: %w", path, err)
+		}
 	}
 	_, err = f.Write(line)
 	if cerr := f.Close(); err == nil {

@@ -14,5 +14,10 @@ func ownedByMe(fi fs.FileInfo) bool {
 	return ok && int(st.Uid) == os.Geteuid()
 }
 
+// openToOthers reports whether group or other users have any access to
+// fi: a file of ask-confirm's is then restricted to its owner (0600) as
+// it is opened.
+func openToOthers(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }
+
 // sharingViolation is Windows' alone: a file here opens whoever holds it.
 func sharingViolation(error) bool { return false }

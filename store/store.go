@@ -236,6 +236,13 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		if problem := PathProblem(fi, false); problem != "" {
 			return nil, &UnsafePathError{Path: s.path, Problem: problem}
 		}
+		if !readOnly && openToOthers(fi) {
+			// A file made or copied by another program (0666): bbolt's
+			// mode applies only to a file it creates.
+			if err := os.Chmod(s.path, 0o600); err != nil {
+				return nil, fmt.Errorf("restricting %s to its owner: %w", s.path, err)
+			}
+		}
 	}
 	if err == nil && fi.Size() == 0 {
 		// bbolt would initialise an empty file in place, which a read-only

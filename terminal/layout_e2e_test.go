@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ask-confirm/ask-confirm/internal/e2e"
 )
@@ -107,11 +108,28 @@ func TestTerminalSecondCallerOnAnotherTerminal(t *testing.T) {
 	th.tmux("send-keys", "-t", "main:second", "-l", command+"; echo $? > "+code2)
 	th.tmux("send-keys", "-t", "main:second", "Enter")
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(second(), "the question is open on another terminal; waiting for answer…") {
+	for !strings.Contains(second(), "open on another terminal until") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the second terminal does not say where the question is open:\n%s", second())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	// One line that fits 80 columns, rewritten in place (a wider one
+	// wraps, and leaves a row behind at each tick), with the question's
+	// time: at most --timeout's 5m0s, not the second caller's wait past it.
+	time.Sleep(2500 * time.Millisecond)
+	var waiting []string
+	for _, l := range strings.Split(second(), "\n") {
+		if strings.Contains(l, "left, open") {
+			waiting = append(waiting, l)
+		}
+	}
+	if len(waiting) != 1 || utf8.RuneCountInString(waiting[0]) > 79 {
+		t.Fatalf("the second terminal's waiting lines, after two ticks: %q; want one of at most 79 columns", waiting)
+	}
+	m := append(regexp.MustCompile(`waiting… (\S+) left`).FindStringSubmatch(waiting[0]), "")
+	if left, err := time.ParseDuration(m[1]); err != nil || left >= 5*time.Minute || left < 4*time.Minute {
+		t.Fatalf("the second terminal's waiting line %q; want under the --timeout's 5m0s left", waiting[0])
 	}
 	if strings.Contains(second(), "[y/N]") {
 		t.Fatalf("the second terminal prompts too:\n%s", second())

@@ -189,6 +189,9 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	case <-ctx.Done():
 		return dialog.Answer{}, ctx.Err()
 	}
+	if err := b.answerTokenRefused(ctx, cl); err != nil {
+		return dialog.Answer{}, err
+	}
 	if q.key != nil {
 		if bt, ok := b.lookUp(ctx, cl, q, sub); ok {
 			b.took(cl, q)
@@ -203,6 +206,27 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	}
 	return b.await(ctx, cl, r, q, sub, asked)
 }
+
+// answerTokenRefused is the error of a setup whose answer token the
+// server refuses to let write the reply topic (probeAnswerToken), found
+// before anything is put on the phone: every tap would be refused, and
+// the request would wait out its timeout with nobody able to answer. A
+// server that says neither yes nor no is left to the publish to judge.
+func (b *Backend) answerTokenRefused(ctx context.Context, cl client) error {
+	pctx, cancel := context.WithTimeout(ctx, min(cmp.Or(b.OpenWithin, openWithin), probeWithin))
+	defer cancel()
+	p := probeAnswerToken(pctx, cl.http, b.Config)
+	if !p.refused {
+		return nil
+	}
+	return fmt.Errorf("the server refuses the answer token, which the buttons carry, to write %s (%s): every tap on the phone would be refused; to mend: %s",
+		b.Config.ReplyTopic, p.said, mendFor(true, p.status, nil, "ntfy access ANSWERER "+b.Config.ReplyTopic+" wo"))
+}
+
+// probeWithin bounds the answer token's check on a request's way: a
+// server that does not answer it in time is left to the publish, whose
+// own bound (tryWithin) then applies.
+const probeWithin = 2 * time.Second
 
 // await puts q on the phone, or joins the fleet's request of it, and
 // waits for its tap, or for ctx to end; a joined request that ends

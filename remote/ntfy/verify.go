@@ -1,6 +1,7 @@
 package ntfy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +68,8 @@ func verify(ctx context.Context, args remote.VerifyArgs, hc *http.Client) []remo
 	}
 	if args.Writes {
 		v.checkWrites()
+	} else {
+		v.checkAnswerTokenWrites()
 	}
 	v.checkReads()
 	v.checkKeeps()
@@ -144,7 +147,7 @@ func (v *verifier) expect(what string, want bool, status int, err error, rule st
 	if !want {
 		ok = err == nil && (status == http.StatusUnauthorized || status == http.StatusForbidden)
 	}
-	f := remote.Finding{What: what, OK: ok}
+	f := remote.Finding{What: what, OK: ok, Needed: want}
 	if !ok {
 		f.Detail = detailOf(status, err)
 		f.Mend = mendFor(want, status, err, rule)
@@ -279,6 +282,88 @@ func (v *verifier) checkAnswererCannotRead(p remote.Approver) {
 func (v *verifier) checkAnonymousCannotRead(p remote.Approver) {
 	s, err := v.read(p.Topic, "")
 	v.expect("anonymous cannot read "+v.topic(p), false, s, err, anonymousRule(p.Topic))
+}
+
+// checkAnswerTokenWrites checks, publishing nothing (probeAnswerToken),
+// that the answer token writes the reply topic: where it does not, every
+// tap on the phone is refused, and a request waits out its timeout.
+func (v *verifier) checkAnswerTokenWrites() {
+	c := v.c
+	p := probeAnswerToken(v.ctx, v.hc, c)
+	f := remote.Finding{What: "the answer token writes " + c.ReplyTopic + " (tried without publishing)", OK: p.ok, Needed: true}
+	if !p.ok {
+		f.Detail = detailOf(p.status, p.err)
+		if p.refused {
+			f.Detail += ": every tap on the phone would be refused"
+		}
+		f.Mend = mendFor(true, p.status, p.err, "ntfy access ANSWERER "+c.ReplyTopic+" wo")
+	}
+	v.out = append(v.out, f)
+}
+
+// answerProbe is what probeAnswerToken found: ok where the server let the
+// answer token write the reply topic, refused where it refused it (401 or
+// 403), neither where it said neither (a network error, a proxy's
+// answer), which status and err tell.
+type answerProbe struct {
+	ok, refused bool
+	status      int
+	err         error
+	// said is what the server said, as serverSaid words it.
+	said string
+}
+
+// badPriority is ntfy's code for a publish whose priority it does not
+// know (400), which it checks only once the token may write the topic.
+const badPriority = 40007
+
+// probeAnswerToken tries whether c's answer token, which every button
+// carries, may write c's reply topic, publishing nothing: ntfy checks the
+// token's access before it reads the message, and refuses this one for
+// its priority (badPriority) only once the token was let through. A 403
+// is tried once more: ntfy answers it too for a moment when its accounts'
+// database is busy.
+func probeAnswerToken(ctx context.Context, hc *http.Client, c remote.Config) answerProbe {
+	var p answerProbe
+	for try := 0; try < 2; try++ {
+		var code int
+		p.status, code, p.said, p.err = publishBadPriority(ctx, hc, c.TopicURL(c.ReplyTopic), c.AnswerToken)
+		p.ok = p.err == nil && (p.status == http.StatusBadRequest && code == badPriority || p.status/100 == 2)
+		p.refused = p.err == nil && (p.status == http.StatusUnauthorized || p.status == http.StatusForbidden)
+		if p.status != http.StatusForbidden {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return p
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return p
+}
+
+// publishBadPriority posts to u with token a message whose priority ntfy
+// refuses, and returns the status, ntfy's error code and what the server
+// said (serverSaid).
+func publishBadPriority(ctx context.Context, hc *http.Client, u, token string) (status, code int, said string, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("ask-confirm: a check of the answer token, refused by design"))
+	if err != nil {
+		return 0, 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("X-Priority", "not-a-priority")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	var e struct {
+		Code int `json:"code"`
+	}
+	_ = json.Unmarshal(body, &e)
+	said = serverSaid(&http.Response{Status: resp.Status, Body: io.NopCloser(bytes.NewReader(body))})
+	return resp.StatusCode, e.Code, said, nil
 }
 
 // checkKeeps asks the server how long it keeps a message that each token
