@@ -36,10 +36,10 @@ var ExitCodes = []struct {
 	{ExitApproved, "approved by a person, now, collected by a later run, or within the remember window"},
 	{ExitDenied, "denied: Cancel, Esc, window closed, or cancelled by `ask-confirm cancel`. Also a request withdrawn by an agent hook that handed the question back to its host"},
 	{ExitUsage, "usage error or invalid input"},
-	{ExitPending, "pending: the dialog is still open when `--wait` runs out. Run the same command again to collect the answer"},
+	{ExitPending, "pending: the dialog is still open when `--wait` runs out. Run the same command again to collect the answer. Also `status` of a request whose answer is stale (its holder gone, or its window lapsed): asking again asks anew"},
 	{ExitHeadless, "nobody can be asked: no display or interactive session, and no `--if-headless` default"},
 	{ExitExpired, "expired: the dialog's `--timeout` passed with no answer. Counts as a deny"},
-	{ExitFailed, "the dialog could not be shown: backend missing, or it crashed or failed to render after retries"},
+	{ExitFailed, "the dialog could not be shown: backend missing, or it crashed or failed to render after retries. Also a request to be asked on the phone alone whose server could not be reached or refused the setup"},
 	{ExitSuperseded, "superseded: a newer request with the same `--key` replaced this one"},
 	{ExitInternal, "internal error: the store is unusable or similar. Never an approval"},
 }

@@ -51,11 +51,15 @@ const (
 	msgWithdrawnNoAnswer = "no answer: the request was withdrawn when its caller stopped waiting and asked another way; a withdrawal is never reused, so asking again asks anew"
 
 	// The sentences of the states (state.go) beside those above.
-	msgPendingOn         = "pending: the request is still open %s; run the same command again to collect the answer"
-	msgRetryOn           = "the request is still open %s"
-	msgReaching          = "pending: the request is not on the phone yet: its server is still being reached; run the same command again to collect the answer"
-	msgRetryReaching     = "the request is being put on the phone"
-	msgHolderGone        = "no answer: %s is gone, so nothing asks any more; asking again asks anew"
+	msgPendingOn     = "pending: the request is still open %s; run the same command again to collect the answer"
+	msgRetryOn       = "the request is still open %s"
+	msgReaching      = "pending: the request is not on the phone yet: its server is still being reached; run the same command again to collect the answer"
+	msgRetryReaching = "the request is being put on the phone"
+	msgHolderGone    = "no answer: %s is gone, so nothing asks any more; asking again asks anew"
+	// msgHolderGonePhone is msgHolderGone for a request the phone asked
+	// too: its message may still be on the phone, and a fleet's record
+	// keeps it open there, which asking again joins.
+	msgHolderGonePhone   = "no answer: %s is gone, so nothing here asks any more; asking again joins its request where the phone still has it open, or asks anew"
 	msgHolderGoneRetry   = "nothing asks any more"
 	msgAskerDialog       = "the dialog's holder"
 	msgAskerPhone        = "the holder that asked on the phone"

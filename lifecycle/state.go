@@ -177,6 +177,9 @@ func openState(rec store.Record, f facts, st State) State {
 	if !f.alive && !starting(rec, f.now) {
 		st.Name, st.Status, st.ExitCode = StateHolderGone, StatusStale, ExitPending
 		st.Message, st.RetryReason = fmt.Sprintf(msgHolderGone, whatAsked(rec)), msgHolderGoneRetry
+		if rec.Phone != phoneNo {
+			st.Message = fmt.Sprintf(msgHolderGonePhone, whatAsked(rec))
+		}
 		st.Note = noteHolderGone
 		return st
 	}

@@ -133,9 +133,12 @@ func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
 			first[t.bt.by] = t
 			continue
 		case t.bt.choice != f.bt.choice && f.bt.choice != "deny":
+			// Their deny, as of the tap that differs, the later.
 			f.bt = &button{choice: "deny", by: f.bt.by, voter: f.bt.voter}
+			f.at = max(f.at, t.at)
+		case t.bt.choice == f.bt.choice:
+			f.at = min(f.at, t.at)
 		}
-		f.at = min(f.at, t.at)
 		first[t.bt.by] = f
 	}
 	var ts []tapped
