@@ -71,9 +71,7 @@ func TestApprovalNeedsItsHistory(t *testing.T) {
 			return nil
 		}
 		r := te.ask(c)
-		if r.ExitCode != ExitInternal || !strings.Contains(r.Message, "history could not be written") {
-			t.Fatalf("with no history to write: %+v, want exit 8 naming the history", r)
-		}
+		refusedForTheHistory(t, r, "with no history to write")
 		if n := te.startCount(); n != 0 {
 			t.Fatalf("%d holders started for a request the history could not record", n)
 		}
@@ -96,9 +94,7 @@ func TestApprovalNeedsItsHistory(t *testing.T) {
 		r := te.ask(c)
 		// The failed attempt is asked again, and the history refuses
 		// that attempt before anything is shown.
-		if r.ExitCode != ExitInternal || !strings.Contains(r.Message, "history could not be written") {
-			t.Fatalf("an approval the history could not hold: %+v, want exit 8 naming the history", r)
-		}
+		refusedForTheHistory(t, r, "an approval the history could not hold")
 		if rec := te.record(id); rec.Status != store.Failed || !strings.Contains(rec.Reason, "history could not be written") {
 			t.Fatalf("the store says %s: %s", rec.Status, rec.Reason)
 		}
@@ -125,8 +121,15 @@ func TestApprovalNeedsItsHistory(t *testing.T) {
 		}
 		fullStateDir(t, te)
 		r := te.ask(c)
-		if r.ExitCode != ExitInternal || !strings.Contains(r.Message, "history could not be written") {
-			t.Fatalf("collecting an approval the history cannot record: %+v, want exit 8", r)
-		}
+		refusedForTheHistory(t, r, "collecting an approval the history cannot record")
 	})
+}
+
+// refusedForTheHistory fails the test unless r, the outcome of what, is
+// exit 8 naming the history.
+func refusedForTheHistory(t *testing.T, r Result, what string) {
+	t.Helper()
+	if r.ExitCode != ExitInternal || !strings.Contains(r.Message, "history could not be written") {
+		t.Fatalf("%s: %+v, want exit 8 naming the history", what, r)
+	}
 }

@@ -289,13 +289,7 @@ func TestAdversaryFloodHidesNoRecord(t *testing.T) {
 	asker := newMachine(c, 15*time.Minute)
 	a := askFor(asker, r)
 	seen := phone.Await(3)
-	asker.awaitSent(t)
-	asker.dead.Store(true)
-	a.cancel()
-	<-a.done
-	gone, stop := context.WithTimeout(context.Background(), time.Second)
-	asker.Finish(gone)
-	stop()
+	asker.gone(t, a)
 
 	id := requestIDOf(t, seen)
 	adv := newAdversary(t, seen)

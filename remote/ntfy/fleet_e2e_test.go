@@ -76,6 +76,20 @@ func (c cuttable) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// gone cuts m from the server for good, as a runner torn down mid-request:
+// its Ask a, which has put its request on the phone, ends, and what it
+// would still send is given a second.
+func (m *machine) gone(t *testing.T, a *asking) {
+	t.Helper()
+	m.awaitSent(t)
+	m.dead.Store(true)
+	a.cancel()
+	<-a.done
+	ctx, stop := context.WithTimeout(context.Background(), time.Second)
+	defer stop()
+	m.Finish(ctx)
+}
+
 func (m *machine) ignoredAs(reason string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -148,13 +162,7 @@ func TestFleetCollectsAfterTheAskerIsGone(t *testing.T) {
 	first := newMachine(c, 15*time.Minute)
 	a := askFor(first, r)
 	m := phone.Await(1)
-	first.awaitSent(t)
-	first.dead.Store(true)
-	a.cancel()
-	<-a.done
-	gone, stop := context.WithTimeout(context.Background(), time.Second)
-	first.Finish(gone)
-	stop()
+	first.gone(t, a)
 
 	if code := phone.Tap(m, "Approve"); code != http.StatusOK {
 		t.Fatalf("the tap got %d", code)
