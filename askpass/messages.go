@@ -43,6 +43,10 @@ Each key use is asked anew. ASK_CONFIRM_ASKPASS_REMEMBER (a duration, default
 2m) is how long the dialog stays open: ssh-agent serves no other client while
 it waits.
 
+ask-confirm-askpass --version, with SSH_ASKPASS_PROMPT not set, prints the
+version as ask-confirm version does. A prompt OpenSSH sends is asked whatever
+its text, --version included.
+
 ssh-agent asks it, so set SSH_ASKPASS, by its absolute path, before the agent
 starts: the agent reads it then, and runs the program without your PATH.
 Setting it for ssh-add alone adds the key, and each use of it then fails with

@@ -70,6 +70,9 @@ type app struct {
 	// verifyRemote checks a setup against its server through the phone's
 	// program (remote.VerifySetup), or a test's stand-in.
 	verifyRemote func(context.Context, remote.VerifyArgs) []remote.Finding
+	// revokeRemote tells the fleet that a person is removed from the
+	// setup (remote.RevokeOnFleet), or is a test's stand-in.
+	revokeRemote func(ctx context.Context, c remote.Config, name string) error
 }
 
 // getenv is the value of the variable name in the invocation's
@@ -97,6 +100,8 @@ func newApp(c lifecycle.Config, stdout, stderr io.Writer) *app {
 	a := &app{stdout: stdout, stderr: stderr, out: printer{stderr}, lookupEnv: os.LookupEnv, remoteFile: c.RemoteFile,
 		localName: remote.LocalName, verifyRemote: func(ctx context.Context, args remote.VerifyArgs) []remote.Finding {
 			return remote.VerifySetup(ctx, args, "")
+		}, revokeRemote: func(ctx context.Context, c remote.Config, name string) error {
+			return remote.RevokeOnFleet(ctx, c, name, "")
 		}}
 	c.Warn = a.out.warn
 	a.engine = lifecycle.New(c)

@@ -5,14 +5,17 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ask-confirm/ask-confirm/dialog"
+	"github.com/ask-confirm/ask-confirm/lifecycle"
 	"github.com/ask-confirm/ask-confirm/remote"
 )
 
@@ -24,6 +27,10 @@ type approverFixture struct {
 	checked  []remote.VerifyArgs
 	findings []remote.Finding
 	local    string
+	// revoked are the people the fleet was told of (revokeRemote),
+	// whose answer is revokeErr.
+	revoked   []string
+	revokeErr error
 }
 
 func newApproverFixture(t *testing.T) *approverFixture {
@@ -36,6 +43,10 @@ func newApproverFixture(t *testing.T) *approverFixture {
 			return f.findings
 		}
 		return []remote.Finding{{What: "the server answers", OK: true}}
+	}
+	f.a.revokeRemote = func(_ context.Context, c remote.Config, name string) error {
+		f.revoked = append(f.revoked, name)
+		return f.revokeErr
 	}
 	f.save(aliceSetup())
 	return f
@@ -317,5 +328,47 @@ func TestDocsApproverLimitsAreTheCodes(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("docs/phone.md does not say %q", want)
 		}
+	}
+}
+
+// remote approver remove, for a setup with a fleet's secret, tells the
+// fleet first that the person's buttons count no more (remote.RevokeOnFleet),
+// and says so; where the fleet cannot be told, the person is not removed
+// (exit 6, the setup as it was), since their buttons on open requests would
+// still count on every machine. A setup without a secret tells no fleet.
+func TestApproverRemoveRevokesOnTheFleet(t *testing.T) {
+	f := newApproverFixture(t)
+	s := aliceSetup()
+	s.Secret = strings.Repeat("ab", 32)
+	s.Approvers = []remote.Approver{{Name: "Bob", Topic: "bob-requests"}, {Name: "Carol", Topic: "carol-requests"}}
+	f.save(s)
+
+	f.revokeErr = errors.New("the server did not answer")
+	r := f.runRaw("remote", "approver", "remove", "Bob")
+	f.expectCode(r, lifecycle.ExitFailed)
+	if !strings.Contains(r.stderr, "Bob is not removed") || !strings.Contains(r.stderr, "the server did not answer") {
+		t.Errorf("remove with the fleet's server down:\n%s", r.stderr)
+	}
+	if got := f.saved().People(); len(got) != 3 {
+		t.Fatalf("a remove the fleet was not told of changed the setup: %+v", got)
+	}
+
+	f.revokeErr = nil
+	r = f.runRaw("remote", "approver", "remove", "bob")
+	f.expectCode(r, 0)
+	if !strings.Contains(r.stdout, "Bob's buttons on the requests open now count on no machine of the fleet") {
+		t.Errorf("remove:\n%s", r.stdout)
+	}
+	if !slices.Equal(f.revoked, []string{"Bob", "Bob"}) {
+		t.Errorf("the fleet was told of %v, want Bob each time, as the setup spells him", f.revoked)
+	}
+
+	s = aliceSetup()
+	s.Approvers = []remote.Approver{{Name: "Bob", Topic: "bob-requests"}}
+	f.save(s)
+	f.revoked = nil
+	f.expectCode(f.runRaw("remote", "approver", "remove", "Bob"), 0)
+	if f.revoked != nil {
+		t.Errorf("a setup without a fleet's secret told a fleet: %v", f.revoked)
 	}
 }

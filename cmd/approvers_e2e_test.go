@@ -14,7 +14,6 @@ import (
 	"github.com/ask-confirm/ask-confirm/internal/e2e"
 	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
 	"github.com/ask-confirm/ask-confirm/platform"
-	"github.com/ask-confirm/ask-confirm/remote"
 )
 
 // addPeople names the first phone of h's setup after people[0], and
@@ -22,18 +21,7 @@ import (
 // and remote approver add record them.
 func addPeople(t *testing.T, h *e2e.Harness, people []ntfytest.Person) {
 	t.Helper()
-	path := filepath.Join(h.Dir, "config", "ask-confirm", "remote.json")
-	s, err := remote.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Name = people[0].Name
-	for _, p := range people[1:] {
-		s.Approvers = append(s.Approvers, remote.Approver{Name: p.Name, Topic: p.Topic})
-	}
-	if err := remote.Save(path, s); err != nil {
-		t.Fatal(err)
-	}
+	e2e.AddPeople(t, h, people)
 }
 
 // localUser is the login name the holder finds for this machine's user.
@@ -197,7 +185,7 @@ func TestApproversGateAcrossMachines(t *testing.T) {
 		t.Fatalf("the first job's pending result: %s", o.Stdout)
 	}
 
-	second := fleetMachine(t, string(exported))
+	second := e2e.FleetMachine(t, string(exported))
 	o = second.Run(append(gate, "--wait", "3s")...)
 	second.Expect(o, 3, "pending")
 	if o.Res.Approvals == nil || *o.Res.Approvals != 1 || o.Res.ApprovalsNeeded != 2 {

@@ -82,6 +82,7 @@ Exit codes:
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
 		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a),
 		newChooseCommand(a), newInputCommand(a), newRemoteCommand(a))
+	a.addCompletions(c)
 	return c
 }
 

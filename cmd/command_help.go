@@ -38,6 +38,8 @@ func newHelpCommand() *cobra.Command {
 		Use:   "help [command | topic]",
 		Short: "Help about a command, or a topic: " + strings.Join(topicNames(), ", "),
 		Long:  "Help about a command, or one of these topics:\n\n" + topicList(),
+		// Cobra's own help command completes commands; this one topics too.
+		ValidArgsFunction: completeHelp,
 		RunE: func(c *cobra.Command, args []string) error {
 			root := c.Root()
 			if len(args) == 0 {

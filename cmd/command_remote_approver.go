@@ -135,7 +135,7 @@ func newRemoteApproverListCommand(a *app) *cobra.Command {
 func newRemoteApproverRemoveCommand(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "remove NAME",
-		Short: "Remove a person added with remote approver add; their phone is no longer asked",
+		Short: "Remove a person added with remote approver add; their buttons stop counting on every machine",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := a.editableSetup()
@@ -153,6 +153,16 @@ func newRemoteApproverRemoveCommand(a *app) *cobra.Command {
 				a.out.hint(msgApproverFirstHint)
 				return &exitError{lifecycle.ExitUsage}
 			}
+			if s.SecretKey() != nil {
+				// Their phone may be lost: every machine of the fleet must
+				// stop counting its buttons on the requests open now,
+				// whatever its own copy of the setup says.
+				if err := a.revokeRemote(c.Context(), s.Config, p.Name); err != nil {
+					a.out.error(fmt.Sprintf(msgApproverNotRevoked, p.Name, err))
+					a.out.hint(fmt.Sprintf(msgApproverNotRevokedHint, p.Name))
+					return &exitError{lifecycle.ExitFailed}
+				}
+			}
 			var kept []remote.Approver
 			for _, q := range s.Approvers {
 				if q != p {
@@ -164,6 +174,9 @@ func newRemoteApproverRemoveCommand(a *app) *cobra.Command {
 				return fmt.Errorf(msgRemoteSave, err)
 			}
 			fmt.Fprintf(a.stdout, msgApproverRemoved+"\n", p.Name, p.Topic, dialog.Names(peopleNames(s.Config)))
+			if s.SecretKey() != nil {
+				fmt.Fprintf(a.stdout, msgApproverRevoked+"\n", p.Name)
+			}
 			a.out.hint(msgApproverFleet)
 			return nil
 		},

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -15,15 +14,7 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print the version of ask-confirm, and the commit it was built from",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			built := ""
-			if rev, at := lifecycle.Build(); rev != "" {
-				built = "commit " + rev
-				if at != "" {
-					built += ", " + at
-				}
-				built += "; "
-			}
-			_, err := fmt.Fprintf(c.OutOrStdout(), "ask-confirm %s (%s%s, %s/%s)\n", lifecycle.Version(), built, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(c.OutOrStdout(), lifecycle.VersionLine("ask-confirm"))
 			return err
 		},
 	}

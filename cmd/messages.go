@@ -50,9 +50,18 @@ const (
 	msgRequestLine  = "%s  %s  %s"
 	msgAlready      = "already %s"
 	msgCancelledNow = "cancelled"
-	msgForgot       = "forgot %d answer(s)"
-	msgGCRemoved    = "removed %d record(s) and %d lock file(s)"
-	msgGCCompacted  = "; compacted the store"
+	// A fleet's request, cancelled from a machine that holds none of it:
+	// its id, key, the time it was asked, and what is said of it.
+	msgFleetRequestLine  = "fleet %s  --key %s, asked %s  %s"
+	msgFleetCancelledNow = "cancelled on every machine of the fleet and on the phone"
+	msgFleetWasAnswered  = "already answered (a machine took its answer, or the phone was told how it ended)"
+	msgFleetWasClosed    = "already closed (its time was over, or its asker ended it)"
+	msgFleetCancelFailed = "the fleet's request could not be cancelled: %v"
+	msgFleetNoneOfKey    = "no request of key %s is on this machine, nor open on the fleet's record on the server"
+	msgCancelAllHere     = "--all cancels this machine's requests; a request another machine of the fleet asked is cancelled by its key: ask-confirm cancel KEY"
+	msgForgot            = "forgot %d answer(s)"
+	msgGCRemoved         = "removed %d record(s) and %d lock file(s)"
+	msgGCCompacted       = "; compacted the store"
 )
 
 // The doctor's wording. Its outcome (nobody can be asked, an unusable
@@ -147,6 +156,9 @@ them the new one (remote export).`
 	msgApproverFirst            = "%s is the first phone's person: %s is the setup's own topic, not an approver's"
 	msgApproverFirstHint        = "to hand the first phone to someone else, run ask-confirm remote setup again with --name; to forget the phone, ask-confirm remote off"
 	msgApproverRemoved          = "removed %s (topic %s); the people set up: %s"
+	msgApproverRevoked          = "%s's buttons on the requests open now count on no machine of the fleet"
+	msgApproverNotRevoked       = "%s is not removed: the fleet's server could not be told, so their buttons on open requests would still count: %v"
+	msgApproverNotRevokedHint   = "run ask-confirm remote approver remove %s again once the server answers (ask-confirm doctor checks it)"
 	msgApproverFromEnv          = "the phone's setup comes from ASK_CONFIRM_REMOTE: change its people on the machine it was exported from"
 	msgApproverFromEnvHint      = "there, run ask-confirm remote approver, then ask-confirm remote export again, and give its output to ASK_CONFIRM_REMOTE; or unset it to change remote.json's"
 

@@ -31,10 +31,7 @@ func phoneSetUp(t *testing.T, h *e2e.Harness, s *ntfytest.Server, mode string) *
 
 // headless makes h's callers run where no dialog can be shown: no display,
 // and (started by the test) no terminal.
-func headless(h *e2e.Harness) *e2e.Harness {
-	h.Env = e2e.WithoutEnv(h.Env, "DISPLAY")
-	return h
-}
+func headless(h *e2e.Harness) *e2e.Harness { return e2e.Headless(h) }
 
 // eventsOf returns the history's events of one kind.
 func eventsOf(h *e2e.Harness, kind string) []map[string]any {
@@ -51,9 +48,7 @@ func eventsOf(h *e2e.Harness, kind string) []map[string]any {
 // is a follow-up without buttons that starts with prefix.
 func expectFollowUp(t *testing.T, phone *ntfytest.Phone, n int, prefix string) {
 	t.Helper()
-	if f := phone.Await(n); !strings.HasPrefix(f.Message, prefix) || len(f.Actions) != 0 {
-		t.Fatalf("the phone's message %d is %q with %d buttons, want a follow-up starting %q", n, f.Message, len(f.Actions), prefix)
-	}
+	phone.ExpectFollowUp(n, prefix)
 }
 
 // Where nobody can be asked here, a phone that is set up is asked instead

@@ -19,6 +19,10 @@ type Vote struct {
 	Approved bool          `json:"approved"`
 	For      time.Duration `json:"for,omitempty"`
 	At       time.Time     `json:"at"`
+	// Removed says By was removed from the setup after the request was
+	// asked (remote approver remove): their vote, told before, counts
+	// for nothing, and none of theirs will.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // Voted says whether the request is decided by votes, and how: approved

@@ -319,6 +319,10 @@ func (l *voteLog) write() {
 // recordVote adds v to the record of rec's request, while it is open and
 // v's person has not voted, and then to the history.
 func (e *Engine) recordVote(rec store.Record, v dialog.Vote) {
+	if v.Removed {
+		e.removeVote(rec, v)
+		return
+	}
 	wrote := false
 	now, err := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
 		if !found || r.ContentHash != rec.ContentHash || r.Status.Final() || voted(r.Votes, v.By) {
@@ -336,6 +340,32 @@ func (e *Engine) recordVote(rec store.Record, v dialog.Vote) {
 		e.logEventOrWarn("vote", now, voteWord(v.Approved), "", func(ev *store.Event) { ev.By, ev.VotedAt = v.By, v.At.UTC() })
 	}
 }
+
+// removeVote drops the vote of v's person, removed from the setup since
+// rec's request was asked, from its record while it is open, and says so
+// in the history.
+func (e *Engine) removeVote(rec store.Record, v dialog.Vote) {
+	wrote := false
+	now, err := e.store.Update(rec.Identity, func(r *store.Record, found bool) (bool, error) {
+		if !found || r.ContentHash != rec.ContentHash || r.Status.Final() || !voted(r.Votes, v.By) {
+			return false, nil
+		}
+		r.Votes = slices.DeleteFunc(r.Votes, func(x store.Vote) bool { return x.By == v.By })
+		wrote = true
+		return true, nil
+	})
+	if err != nil {
+		e.warn(fmt.Errorf(msgRecordVote, v.By, err))
+		return
+	}
+	if wrote {
+		e.logEventOrWarn("vote", now, voteRemoved, msgVoteRemoved, func(ev *store.Event) { ev.By = v.By })
+	}
+}
+
+// voteRemoved is the history's outcome of a vote that no longer counts,
+// its person removed from the setup.
+const voteRemoved = "removed"
 
 // voted reports whether by has a vote among votes.
 func voted(votes []store.Vote, by string) bool {

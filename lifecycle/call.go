@@ -101,6 +101,11 @@ const (
 	IfHeadlessApprove = "approve"
 )
 
+// IfHeadlessValues are the values of Call.IfHeadless, in the order help
+// text gives them: what Validate accepts, and what the command line
+// completes --if-headless to.
+var IfHeadlessValues = []string{IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove}
+
 // Limits on a Call's durations and retries.
 const (
 	MaxWait     = 24 * time.Hour
@@ -151,10 +156,8 @@ func (c Call) Validate() error {
 	case c.Retries < 0 || c.Retries > MaxRetries:
 		return bad("--retries", fmt.Sprintf(msgOutside, fmt.Sprint(c.Retries), "0", fmt.Sprint(MaxRetries)))
 	}
-	switch c.IfHeadless {
-	case IfHeadlessFail, IfHeadlessDeny, IfHeadlessApprove:
-	default:
-		return bad("--if-headless", fmt.Sprintf("%q is not one of fail, deny, approve", c.IfHeadless))
+	if !slices.Contains(IfHeadlessValues, c.IfHeadless) {
+		return bad("--if-headless", fmt.Sprintf("%q is not one of %s", c.IfHeadless, strings.Join(IfHeadlessValues, ", ")))
 	}
 	if c.IfHeadless == IfHeadlessApprove && c.Request.Kind != dialog.Confirm {
 		return bad("--if-headless", msgHeadlessNone)

@@ -39,7 +39,7 @@ var ExitCodes = []struct {
 	{ExitPending, "pending: the dialog is still open when `--wait` runs out. Run the same command again to collect the answer. Also `status` of a request whose answer is stale (its holder gone, or its window lapsed): asking again asks anew"},
 	{ExitHeadless, "nobody can be asked: no display or interactive session, and no `--if-headless` default"},
 	{ExitExpired, "expired: the dialog's `--timeout` passed with no answer. Counts as a deny"},
-	{ExitFailed, "the dialog could not be shown: backend missing, or it crashed or failed to render after retries. Also a request to be asked on the phone alone whose server could not be reached or refused the setup"},
+	{ExitFailed, "the dialog could not be shown: backend missing, or it crashed or failed to render after retries. Also a request to be asked on the phone alone whose server could not be reached or refused the setup, and a `cancel KEY` or `remote approver remove` that must reach the fleet's server and could not"},
 	{ExitSuperseded, "superseded: a newer request with the same `--key` replaced this one"},
 	{ExitInternal, "internal error: the store is unusable or similar. Never an approval"},
 }

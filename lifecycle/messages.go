@@ -143,6 +143,7 @@ const (
 	msgNoVoter            = "the phone takes no vote given here"
 	msgVoteNote           = "Your answer counts as %s's vote; %d of %d approvals needed"
 	msgRecordVote         = "recording %s's vote: %w"
+	msgVoteRemoved        = "removed from the setup after this request was asked (remote approver remove): their vote counts for nothing"
 	msgVotesShort         = "an approval without the votes that make it (%s approvals)"
 	msgNoPhoneLeft        = "the phone stopped asking before it counted the vote given here"
 

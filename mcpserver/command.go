@@ -52,6 +52,7 @@ func NewCommand() *cobra.Command {
 	o.Wait = 40 * time.Second
 	askWith := askAuto
 	var approvals int
+	var showVersion bool
 	c := &cobra.Command{
 		Use:   "ask-confirm-mcp [flags]",
 		Short: "Serve confirm, ask, status and cancel to AI agents over the Model Context Protocol (stdio)",
@@ -91,6 +92,10 @@ person.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
+			if showVersion {
+				_, err := fmt.Fprintln(c.OutOrStdout(), lifecycle.VersionLine(c.Name()))
+				return err
+			}
 			if c.Flags().Changed("approvals") {
 				if approvals < 1 {
 					// 0 would read as not given.
@@ -120,6 +125,7 @@ person.`,
 	f.StringVar(&askWith, "ask-with", askWith, "dialog, elicitation (the client's form) or auto (dialog, else form)")
 	f.StringSliceVar(&o.Request.Approvers, "approvers", nil, "confirm asks these people (`NAME,...`) on their phones (default: everyone set up)")
 	f.IntVar(&approvals, "approvals", 1, "`N` of the approvers must approve each confirm call; any one of them denies")
+	f.BoolVar(&showVersion, "version", false, "print the version, and the commit it was built from, instead of serving")
 	f.SortFlags = false
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
 	return c

@@ -49,6 +49,8 @@ else ask-confirm-UID in the temporary directory). It matches nothing: each ask c
 every reply itself, and reaches the server itself where the hub is gone. It exits 30 s
 after its last ask.
 
+version (or --version): prints the version as ask-confirm version does.
+
 The tokens come on stdin, never as arguments, so they never show in the process list.`
 
 // ErrNoProgram is the error of a phone asked or checked where Program is

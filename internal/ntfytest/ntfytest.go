@@ -360,6 +360,16 @@ func (p *Phone) Await(n int) Message {
 	}
 }
 
+// ExpectFollowUp waits for the n-th message (from 1) the phone received,
+// and fails the test unless it is a follow-up, without buttons, whose
+// text starts with prefix.
+func (p *Phone) ExpectFollowUp(n int, prefix string) {
+	p.t.Helper()
+	if f := p.Await(n); !strings.HasPrefix(f.Message, prefix) || len(f.Actions) != 0 {
+		p.t.Fatalf("the phone's message %d is %q with %d buttons, want a follow-up starting %q", n, f.Message, len(f.Actions), prefix)
+	}
+}
+
 // Count is how many messages the phone has received.
 func (p *Phone) Count() int {
 	p.mu.Lock()

@@ -194,6 +194,11 @@ func (b *Backend) Ask(ctx context.Context, r dialog.Request) (dialog.Answer, err
 	}
 	if q.key != nil {
 		if bt, ok := b.lookUp(ctx, cl, q, sub); ok {
+			if bt == fleetCancelled {
+				// Told already, by the machine that cancelled it.
+				pace(ctx, began)
+				return dialog.Answer{}, &remote.EndedError{Status: remote.EndedCancelled}
+			}
 			b.took(cl, q)
 			// Where the machine that put it on the phone is gone, this
 			// one tells the phone, before it hands the answer over.
@@ -343,6 +348,10 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 		if claimed = b.claim(ctx, cl, q); q.joined() {
 			return nil
 		}
+		if q.supersededByNewer() {
+			// Nobody saw it: the phone is told nothing.
+			return &remote.EndedError{Status: remote.EndedSuperseded}
+		}
 	}
 	if ctx.Err() != nil {
 		// The request ended before it was put on the phone (it expired
@@ -380,7 +389,7 @@ func (b *Backend) put(ctx context.Context, cl client, r dialog.Request, q *quest
 // written or read leaves q to ask alone: at worst, the phone shows the
 // question twice. It reports whether the claim was written.
 func (b *Backend) claim(ctx context.Context, cl client, q *question) bool {
-	rec := message{Topic: b.Config.ReplyTopic, Message: openBody(q.key, q.identity, q.content, q.id, q.closes), Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
+	rec := message{Topic: b.Config.ReplyTopic, Message: openBody(q.key, q.identity, q.content, q.id, q.closes, q.rkey), Tags: q.recordTags()}
 	if _, err := cl.publish(ctx, rec); err != nil {
 		if ctx.Err() == nil {
 			b.ignored(fmt.Sprintf("the fleet's record of this request could not be written, so no other machine can join it: %v", err))
@@ -391,7 +400,27 @@ func (b *Backend) claim(ctx context.Context, cl client, q *question) bool {
 	if !ok {
 		return true
 	}
-	if first := firstOpen(q, ms); first != nil && first.id != q.ownID {
+	newer, others := newest(q, ms)
+	if !newer {
+		// A newer question under the same key, claimed in the same
+		// moment: this one ends superseded before it reaches the phone,
+		// as every machine reads the claims.
+		q.mu.Lock()
+		q.lost = true
+		q.mu.Unlock()
+		b.record(cl, q, q.ownID, recSupersede)
+		return true
+	}
+	for _, rec := range others {
+		b.supersedeID(cl, q, rec.id)
+	}
+	first := firstOpen(q, ms)
+	if first != nil {
+		q.mu.Lock()
+		q.askedAt = first.at
+		q.mu.Unlock()
+	}
+	if first != nil && first.id != q.ownID {
 		q.mu.Lock()
 		q.id, q.closes, q.join = first.id, first.closes, true
 		q.mu.Unlock()

@@ -28,7 +28,7 @@ import (
 // What is written, after replyPrefix:
 //
 //	a button:     req=ID cap=CAPABILITY mac=MAC(identity, ID, choice, closes)
-//	a request:    rec=open fleet=FLEET req=ID content=C closes=UNIX mac=MAC(identity, content, ID, closes)
+//	a request:    rec=open fleet=FLEET req=ID content=C closes=UNIX claim=MAC(identity, C, ID, closes) [who=W] mac=MAC(identity, content, ID, closes)
 //	its answer:   rec=answer fleet=FLEET req=ID choice=CHOICE mac=MAC(identity, ID, choice, closes)
 //	its end:      rec=end|taken|cancel|supersede fleet=FLEET req=ID mac=MAC(identity, ID)
 //	its told:     rec=told fleet=FLEET req=ID by=NONCE mac=MAC(identity, ID, nonce)
@@ -36,7 +36,18 @@ import (
 //
 // with the tag keyTag(identity) on all but the last, which a machine that
 // never asked filters the topic by (the server applies it), and fleetTag
-// on all but the buttons', which a second remote setup looks for.
+// on all but the buttons', which a second remote setup looks for. A
+// request asked with --key KEY also carries keyOnlyTag(KEY) on its
+// records, and its identity, masked (who=W, whoField), so that a machine
+// that knows the key alone (cancel KEY on a laptop that never asked) finds
+// the request and verifies its records. A request's claim MAC (claim=)
+// needs its identity, not its content: any machine of the question checks
+// the claims of other content under the same key, the newest of which
+// supersedes the others (claim).
+//
+// An approver removed from the setup (remote approver remove) is revoked
+// fleet-wide (revoke.go): a record under revokeTag that voids the
+// person's buttons on every request put on the phones before it.
 //
 // An answer given on a machine in a dialog or at a terminal (rec=answer)
 // is read as a tap of the request, at the server's time of the record;
@@ -190,13 +201,73 @@ type openRecord struct {
 	id     string
 	closes int64
 	at     int64
+	// content is the record's content field (contentField).
+	content string
 }
 
 // openBody is the record of request id, asked with identity and content,
 // closing at closes, by the fleet of key.
-func openBody(key []byte, identity, content, id string, closes int64) string {
-	return replyPrefix + "rec=open fleet=" + fleetID(key) + " req=" + id + " content=" + mac(key, "ask-confirm/2 content", content)[:32] +
-		" closes=" + strconv.FormatInt(closes, 10) + " mac=" + openMAC(key, identity, content, id, closes)
+func openBody(key []byte, identity, content, id string, closes int64, rkey string) string {
+	c := contentField(key, content)
+	body := replyPrefix + "rec=open fleet=" + fleetID(key) + " req=" + id + " content=" + c +
+		" closes=" + strconv.FormatInt(closes, 10) + " claim=" + claimMAC(key, identity, c, id, closes)
+	if rkey != "" {
+		body += " who=" + whoField(key, rkey, id, identity)
+	}
+	return body + " mac=" + openMAC(key, identity, content, id, closes)
+}
+
+// contentField is what a request's record says of its content: a MAC,
+// which tells two questions under one key apart, and nothing else.
+func contentField(key []byte, content string) string {
+	return mac(key, "ask-confirm/2 content", content)[:32]
+}
+
+// claimMAC is what a request's record proves to a machine that knows its
+// identity, but not its content: that the fleet asked identity as request
+// id, whose content field is c, closing at closes.
+func claimMAC(key []byte, identity, c, id string, closes int64) string {
+	return mac(key, "ask-confirm/2 claim", identity, c, id, strconv.FormatInt(closes, 10))
+}
+
+// keyOnlyTag is the tag the records of a request asked with --key rkey
+// carry beside keyTag: a MAC of the key alone, which a machine that knows
+// the key, not the rest of the request's identity (its approvers, the
+// front end that asked), filters the reply topic by.
+func keyOnlyTag(key []byte, rkey string) string {
+	return "ack-" + mac(key, "ask-confirm/2 key", rkey)[:24]
+}
+
+// whoField is identity (hex), masked with a MAC of rkey and id: a machine
+// that knows the key unmasks it (unmaskWho), and the server's cache does
+// not show which question was asked.
+func whoField(key []byte, rkey, id, identity string) string {
+	return xorHex(identity, mac(key, "ask-confirm/2 who", rkey, id))
+}
+
+// unmaskWho is the identity a record's who=W field masks, for request id
+// asked with --key rkey; ok is false for a field of another length.
+func unmaskWho(key []byte, rkey, id, w string) (string, bool) {
+	mask := mac(key, "ask-confirm/2 who", rkey, id)
+	if len(w) != len(mask) {
+		return "", false
+	}
+	out := xorHex(w, mask)
+	return out, out != ""
+}
+
+// xorHex is a XOR b, two hex strings of one length; "" where either is
+// not hex.
+func xorHex(a, b string) string {
+	x, err1 := hex.DecodeString(a)
+	y, err2 := hex.DecodeString(b)
+	if err1 != nil || err2 != nil || len(x) != len(y) {
+		return ""
+	}
+	for i := range x {
+		x[i] ^= y[i]
+	}
+	return hex.EncodeToString(x)
 }
 
 // readOpen returns the request m records, if it is a record of a request
@@ -208,11 +279,27 @@ func readOpen(key []byte, identity, content string, m message) (openRecord, bool
 		return openRecord{}, false
 	}
 	closes, err := strconv.ParseInt(f["closes"], 10, 64)
-	if err != nil || !macEqual(f["content"], mac(key, "ask-confirm/2 content", content)[:32]) ||
+	if err != nil || !macEqual(f["content"], contentField(key, content)) ||
 		!macEqual(f["mac"], openMAC(key, identity, content, f["req"], closes)) {
 		return openRecord{}, false
 	}
-	return openRecord{id: f["req"], closes: closes, at: m.Time}, true
+	return openRecord{id: f["req"], closes: closes, at: m.Time, content: f["content"]}, true
+}
+
+// readClaim returns the request m records, if it is a record of a request
+// of identity, whatever its content, by the fleet of key, with its claim
+// MAC. (A record written before claims were is none: it is read as
+// readOpen reads it, by machines of its content.)
+func readClaim(key []byte, identity string, m message) (openRecord, bool) {
+	f, ok := fields(m.Message)
+	if !ok || f["rec"] != "open" || !macEqual(f["fleet"], fleetID(key)) {
+		return openRecord{}, false
+	}
+	closes, err := strconv.ParseInt(f["closes"], 10, 64)
+	if err != nil || !macEqual(f["claim"], claimMAC(key, identity, f["content"], f["req"], closes)) {
+		return openRecord{}, false
+	}
+	return openRecord{id: f["req"], closes: closes, at: m.Time, content: f["content"]}, true
 }
 
 // fleetMarker is what remote setup writes on the reply topic for the fleet
@@ -283,6 +370,7 @@ var inDoubt = &button{choice: "doubt"}
 type question struct {
 	key               []byte // the fleet's secret, or nil
 	identity, content string
+	rkey              string // the request's --key, or ""
 	buttons           []*button
 
 	// people are a vote's approvers (votes.go), approvals how many
@@ -306,6 +394,24 @@ type question struct {
 	// others are the fleet's other requests of the question seen open
 	// (id to closing time): a tap on one of them answers q too (see).
 	others map[string]int64
+	// superseded are the requests of other content this machine wrote
+	// superseded (supersedeID).
+	superseded map[string]bool
+	// revoked are the fleet's revocations (revoke.go), voter to time,
+	// and askedAt the server's time of the record of the request q
+	// waits for (0 for unknown): a revoked person's taps on it count for
+	// nothing.
+	revoked map[string]int64
+	askedAt int64
+	// lost says a newer question under the same key, claimed in the same
+	// moment, superseded q's own before it reached the phone (claim).
+	lost bool
+}
+
+func (q *question) supersededByNewer() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.lost
 }
 
 // byServerOrder orders the fleet's records as a poll lists them: by the
@@ -386,7 +492,18 @@ func (q *question) allTaps(ms []message) []tapped {
 // newQuestion is r as request id with buttons, closing at closes (Unix
 // seconds, 0 for never), for the fleet of key (nil for none).
 func newQuestion(key []byte, r dialog.Request, buttons []*button, id string, closes int64) *question {
-	return &question{key: key, identity: r.Identity(), content: fleetContent(r), buttons: buttons, ownID: id, ownCloses: closes, id: id, closes: closes}
+	return &question{key: key, identity: r.Identity(), content: fleetContent(r), rkey: r.Key, buttons: buttons, ownID: id, ownCloses: closes, id: id, closes: closes}
+}
+
+// recordTags are the tags of the fleet's records of q's question: the
+// fleet's, the question's, and, for a request asked with --key, the key's
+// (keyOnlyTag).
+func (q *question) recordTags() []string {
+	tags := []string{fleetTag, keyTag(q.key, q.identity)}
+	if q.rkey != "" {
+		tags = append(tags, keyOnlyTag(q.key, q.rkey))
+	}
+	return tags
 }
 
 // fleetContent is what two machines' requests must share to be one
@@ -517,19 +634,29 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subsc
 		q.alone = true
 		return nil, false
 	}
+	b.withRevocations(ctx, cl, q)
 	var answer *button
 	var answered openRecord
 	var answeredAt int64
 	var answeredBy string
 	var taken bool
 	var open []openRecord
+	var cancelled openRecord
+	var cancelledAt int64
 	for _, m := range ms {
 		rec, ok := readOpen(q.key, q.identity, q.content, m)
 		if !ok {
 			b.supersede(cl, q, m, now, ms)
 			continue
 		}
+		if at := recordTime(q, rec.id, recCancel, ms); at != 0 {
+			if rec.at > cancelled.at {
+				cancelled, cancelledAt = rec, at
+			}
+			continue
+		}
 		probe := q.probe(rec.id, rec.closes)
+		probe.askedAt = rec.at
 		taps := probe.taps(ms, rec.closes)
 		if bt := probe.decide(taps); bt != nil && !endedIn(q, rec.id, ms) {
 			at, by := decidedBy(bt, taps)
@@ -546,6 +673,15 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subsc
 	}
 	slices.SortStableFunc(open, byServerOrder)
 	switch {
+	case cancelledAt != 0 && (answer == nil || answered.at < cancelled.at) && (len(open) == 0 || open[0].at < cancelledAt) &&
+		b.collects(ctx, sub, cancelledAt, "", false):
+		// The newest request of the question was cancelled on a machine
+		// of the fleet, within the time its outcome is collected: a
+		// re-run ends cancelled too, rather than ask anew.
+		q.mu.Lock()
+		q.id, q.closes, q.join = cancelled.id, cancelled.closes, true
+		q.mu.Unlock()
+		return fleetCancelled, true
 	case answer != nil && (len(open) == 0 || open[0].at < answeredAt) && b.collects(ctx, sub, answeredAt, answeredBy, taken):
 		// The request answered is q's now, for its follow-up.
 		q.mu.Lock()
@@ -555,7 +691,7 @@ func (b *Backend) lookUp(ctx context.Context, cl client, q *question, sub *subsc
 		return answer, true
 	case len(open) > 0:
 		q.mu.Lock()
-		q.id, q.closes, q.join = open[0].id, open[0].closes, true
+		q.id, q.closes, q.join, q.askedAt = open[0].id, open[0].closes, true, open[0].at
 		q.mu.Unlock()
 	}
 	return nil, false
@@ -584,27 +720,85 @@ func (b *Backend) collects(ctx context.Context, sub *subscription, at int64, id 
 
 // supersede writes, without waiting, that the request m records is
 // superseded, where m is the fleet's record of an open request of q's
-// identity (its key) with other content, still open at now by the
-// server's time and not ended: a newer question under the same key
-// replaces it on every machine, which then ends it as superseded. Such a
-// record's MAC cannot be checked without its content, which only its
-// fleet name vouches for; a forged one gets a supersede for a request
-// that is none, which ends nothing.
+// identity (its key) with other content (its claim MAC verifies), still
+// open at now by the server's time, neither ended nor taken (otherOpen): a
+// newer question under the same key replaces it on every machine, which
+// then ends it as superseded. A request answered and taken is left as it
+// is: its re-run collects its answer.
 func (b *Backend) supersede(cl client, q *question, m message, now int64, ms []message) {
-	f, ok := fields(m.Message)
-	if !ok || f["rec"] != "open" || !macEqual(f["fleet"], fleetID(q.key)) || f["req"] == "" ||
-		macEqual(f["content"], mac(q.key, "ask-confirm/2 content", q.content)[:32]) {
+	rec, ok := readClaim(q.key, q.identity, m)
+	if !ok || macEqual(rec.content, contentField(q.key, q.content)) || rec.closes <= now || !otherOpen(q, rec.id, ms) {
 		return
 	}
-	closes, err := strconv.ParseInt(f["closes"], 10, 64)
-	if err != nil || closes <= now || endedIn(q, f["req"], ms) {
+	b.supersedeID(cl, q, rec.id)
+}
+
+// supersedeID writes, once, without waiting, that the fleet's request id
+// of q's identity is superseded.
+func (b *Backend) supersedeID(cl client, q *question, id string) {
+	q.mu.Lock()
+	if q.superseded == nil {
+		q.superseded = map[string]bool{}
+	}
+	done := q.superseded[id]
+	q.superseded[id] = true
+	q.mu.Unlock()
+	if done {
 		return
 	}
 	b.followUps.Add(1)
 	go func() {
 		defer b.followUps.Done()
-		b.record(cl, q, f["req"], recSupersede)
+		b.record(cl, q, id, recSupersede)
 	}()
+}
+
+// otherOpen reports whether ms say nothing of the end of request id of
+// q's identity, one of another content, whose taps q cannot read (its
+// buttons are another question's): not ended, not taken, not followed up.
+func otherOpen(q *question, id string, ms []message) bool {
+	return !endedIn(q, id, ms) && !recordedIn(q, id, "taken", ms) && toldBy(q, id, ms) == ""
+}
+
+// newest reads the fleet's claims of q's identity in ms, whatever their
+// content, as every machine reads them once the second of q's own claim is
+// over: of those still open when q's was stamped, the last, in the
+// server's order (byServerOrder), is the newest question, which
+// supersedes the others. It reports whether q's content is the newest's,
+// and returns the open claims of other content. With no claim of q's own
+// in ms, q is the newest.
+func newest(q *question, ms []message) (bool, []openRecord) {
+	own := contentField(q.key, q.content)
+	var at int64
+	var claims []openRecord
+	for _, m := range ms {
+		if rec, ok := readClaim(q.key, q.identity, m); ok {
+			if rec.id == q.ownID {
+				at = rec.at
+			}
+			claims = append(claims, rec)
+		}
+	}
+	if at == 0 {
+		return true, nil
+	}
+	var open, others []openRecord
+	for _, rec := range claims {
+		same := macEqual(rec.content, own)
+		switch {
+		case rec.id == q.ownID:
+		case rec.closes <= at:
+			continue
+		case same && closedIn(q, rec, ms), !same && !otherOpen(q, rec.id, ms):
+			continue
+		}
+		open = append(open, rec)
+		if !same {
+			others = append(others, rec)
+		}
+	}
+	slices.SortStableFunc(open, byServerOrder)
+	return macEqual(open[len(open)-1].content, own), others
 }
 
 // endedIn reports whether ms say that request id of q's question ended
@@ -634,6 +828,22 @@ func endingIn(q *question, id string, ms []message) string {
 	}
 	return ""
 }
+
+// recordTime is the server's time of the first of ms's records what of
+// request id of q's question; 0 for none.
+func recordTime(q *question, id, what string, ms []message) int64 {
+	var at int64
+	for _, m := range ms {
+		if f, ok := fields(m.Message); ok && isRecord(q.key, q.identity, id, what, f) && (at == 0 || m.Time < at) {
+			at = m.Time
+		}
+	}
+	return at
+}
+
+// fleetCancelled is what a look-up collects of a request cancelled on a
+// machine of the fleet: no answer, an end (lookUp).
+var fleetCancelled = &button{choice: "deny"}
 
 // recordedIn reports whether ms hold the fleet's record what of request
 // id of q's question.
@@ -699,6 +909,7 @@ func (b *Backend) afterTheSecond(ctx context.Context, cl client, q *question, si
 func (q *question) leave(id string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.askedAt = 0
 	delete(q.others, q.id)
 	q.ownID = id
 	q.id, q.closes, q.join = q.ownID, q.ownCloses, false
@@ -801,7 +1012,7 @@ func (b *Backend) record(cl client, q *question, id, what string) {
 // the reply topic, and reports to Lost one that could not be written. It
 // reports whether it was.
 func (b *Backend) publishRecord(cl client, q *question, body, what string) bool {
-	m := message{Topic: b.Config.ReplyTopic, Message: body, Tags: []string{fleetTag, keyTag(q.key, q.identity)}}
+	m := message{Topic: b.Config.ReplyTopic, Message: body, Tags: q.recordTags()}
 	ctx, cancel := context.WithTimeout(context.Background(), followUpWithin)
 	defer cancel()
 	_, err := cl.publish(ctx, m)
@@ -994,13 +1205,21 @@ func firstOpen(q *question, ms []message) *openRecord {
 // tapped.
 func closedIn(q *question, rec openRecord, ms []message) bool {
 	probe := q.probe(rec.id, rec.closes)
+	probe.askedAt = rec.at
 	return probe.decide(probe.taps(ms, 0)) != nil || endedIn(q, rec.id, ms)
 }
 
 // probe is q's question as request id, closing at closes: what reads
-// that request's taps.
+// that request's taps, with the revocations q read and, where known, the
+// time of the request's record (probeAt).
 func (q *question) probe(id string, closes int64) *question {
-	return &question{key: q.key, identity: q.identity, buttons: q.buttons, people: q.people, approvals: q.approvals, approveFor: q.approveFor, id: id, closes: closes}
+	q.mu.Lock()
+	revoked, at := q.revoked, int64(0)
+	if id == q.id {
+		at = q.askedAt
+	}
+	q.mu.Unlock()
+	return &question{revoked: revoked, askedAt: at, key: q.key, identity: q.identity, rkey: q.rkey, buttons: q.buttons, people: q.people, approvals: q.approvals, approveFor: q.approveFor, id: id, closes: closes}
 }
 
 // decidedBy is the tap that gave bt, their outcome (decide): the

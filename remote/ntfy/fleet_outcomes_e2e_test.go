@@ -103,8 +103,10 @@ func TestFleetAnswerGivenElsewhere(t *testing.T) {
 
 // ask-confirm cancel on a machine that joined ends the request on every
 // machine as cancelled, not as ended (which asks anew); the phone is
-// followed up once; a tap on the cancelled request, and a machine asking
-// the same question after, ask anew.
+// followed up once; a tap on the cancelled request answers nothing. A
+// machine asking the same question after ends cancelled within the time
+// it collects the fleet's outcomes (a re-run of a cancelled job exits 1),
+// and asks anew after it.
 func TestFleetCancelReachesEveryMachine(t *testing.T) {
 	s := ntfytest.New(t)
 	phone := ntfytest.NewPhone(t, s)
@@ -133,7 +135,12 @@ func TestFleetCancelReachesEveryMachine(t *testing.T) {
 	}
 
 	phone.Tap(old, "Approve")
-	oldTapAnswersNothing(t, phone, newMachine(c, 15*time.Minute), r, old, 3)
+	rerun := newMachine(c, 15*time.Minute)
+	askFor(rerun, r)
+	if _, err := rerun.wait(t); !endedAs(err, remote.EndedCancelled) {
+		t.Fatalf("a re-run after the cancel: %v, want the request cancelled", err)
+	}
+	oldTapAnswersNothing(t, phone, newMachine(c, 0), r, old, 3)
 }
 
 // A new question under the same key, from a machine that never asked,

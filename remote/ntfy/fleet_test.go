@@ -53,7 +53,7 @@ func TestFleetMACs(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := newQuestion(key, r, bs, "0123456789abcdef", 2000)
-	rec := message{ID: "m1", Time: 1000, Message: openBody(key, r.Identity(), fleetContent(r), q.id, q.closes)}
+	rec := message{ID: "m1", Time: 1000, Message: openBody(key, r.Identity(), fleetContent(r), q.id, q.closes, r.Key)}
 	elsewhere := r
 	elsewhere.Scope = "/home/runner/work/app"
 	if fleetContent(elsewhere) != fleetContent(r) {

@@ -25,6 +25,8 @@ const finishLimit = 15 * time.Second
 //	ask-confirm-phone ask      reads remote.AskStart, then remote.AskEnd; writes remote.AskEvent lines
 //	ask-confirm-phone verify   reads remote.VerifyArgs; writes the []remote.Finding
 //	ask-confirm-phone hub      reads remote.Config; relays its reply topic to the asks (hub.go)
+//	ask-confirm-phone cancel   reads remote.CancelArgs; cancels the key's requests fleet-wide (remote.CancelOnFleet)
+//	ask-confirm-phone revoke   reads remote.RevokeArgs; voids a person's buttons fleet-wide (remote.RevokeOnFleet)
 //
 // Everything it is told comes on stdin, as JSON, so that the tokens never
 // show in the process list.
@@ -42,9 +44,13 @@ func Main() int {
 			return serveVerify(os.Stdin, os.Stdout)
 		case "hub":
 			return serveHub(os.Stdin)
+		case "cancel":
+			return serveCancel(os.Stdin, os.Stdout)
+		case "revoke":
+			return serveRevoke(os.Stdin, os.Stdout)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%s is run by ask-confirm to reach the phone's ntfy server: %s ask|verify|hub, with JSON on stdin\n", remote.Program, remote.Program)
+	fmt.Fprintf(os.Stderr, "%s is run by ask-confirm to reach the phone's ntfy server: %s ask|verify|hub|cancel|revoke, with JSON on stdin\n", remote.Program, remote.Program)
 	return 2
 }
 
@@ -127,6 +133,42 @@ func serveVerify(in io.Reader, out io.Writer) int {
 		return 2
 	}
 	if err := json.NewEncoder(out).Encode(verify(context.Background(), args, nil)); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// fleetCommandWithin bounds a fleet's cancel or revoke: reads, writes,
+// and the follow-up's wait (toldWait, settleAfter).
+const fleetCommandWithin = 30 * time.Second
+
+// serveCancel cancels the fleet's open requests of in's key, and writes
+// what it found.
+func serveCancel(in io.Reader, out io.Writer) int {
+	var args remote.CancelArgs
+	if err := json.NewDecoder(in).Decode(&args); err != nil {
+		fmt.Fprintf(os.Stderr, "%s cancel: %v\n", remote.Program, err)
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fleetCommandWithin)
+	defer cancel()
+	found, err := cancelKey(ctx, args.Config, nil, args.Key, time.Now())
+	if remote.WriteFleetResult(json.NewEncoder(out), found, err) != nil {
+		return 1
+	}
+	return 0
+}
+
+// serveRevoke writes the revocation of in's person, and whether it could.
+func serveRevoke(in io.Reader, out io.Writer) int {
+	var args remote.RevokeArgs
+	if err := json.NewDecoder(in).Decode(&args); err != nil {
+		fmt.Fprintf(os.Stderr, "%s revoke: %v\n", remote.Program, err)
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fleetCommandWithin)
+	defer cancel()
+	if remote.WriteFleetResult(json.NewEncoder(out), nil, revoke(ctx, args.Config, nil, args.Name)) != nil {
 		return 1
 	}
 	return 0

@@ -105,6 +105,10 @@ func sameVoter(f map[string]string, bt *button) bool {
 	return bt.by == "" && f["voter"] == "" || bt.by != "" && f["voter"] == voterID(bt.by)
 }
 
+// revocationsWithin bounds the read of the fleet's revocations as a vote
+// is counted: where it takes longer, those read before count.
+const revocationsWithin = 2 * time.Second
+
 // ignoredAsAnother is why a person's button presented as another's is
 // ignored; ignoredAgain why a person's second vote is.
 const ignoredAsAnother = "a vote whose button is one person's, presented as another's (forged, or replayed)"
@@ -118,10 +122,12 @@ func ignoredAgain(name string) string {
 // it): each person's vote is the button all their taps name, and a deny
 // where two of them differ; a deny, whenever it came, denies; else the
 // approvals decide once there are enough of them, in the order of their
-// times, each second's read together. It returns the outcome (a button
+// times, each second's read together. A person revoked since the request
+// was asked counts for nothing (revokedIn). It returns the outcome (a button
 // standing for it, with the votes that decided it, denies first) or nil
 // while undecided, and the votes counted.
 func (q *question) tally(taps []tapped) (*button, []dialog.Vote) {
+	taps = q.notRevoked(taps)
 	first := map[string]tapped{}
 	for _, t := range taps {
 		if t.bt.by == "" {
@@ -308,6 +314,9 @@ func (b *Backend) awaitVotes(ctx context.Context, cl client, r dialog.Request, q
 type votesSeen struct {
 	taps []tapped
 	told map[string]bool
+	// removed are the people whose votes were told, then voided by
+	// their removal from the setup (revoke.go).
+	removed map[string]bool
 }
 
 // progress is where the votes seen stand: "1 of 2".
@@ -322,6 +331,28 @@ func (v *votesSeen) progress(q *question) string {
 // deny (tally). Each person's vote is told to Voted, and, where it does not
 // decide, to the phones.
 func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, t tapped) (*button, bool) {
+	// A person removed from the setup since: their taps, this one and
+	// those counted before, count for nothing from now on (tally).
+	rctx, cancel := context.WithTimeout(context.Background(), revocationsWithin)
+	b.withRevocations(rctx, cl, q)
+	cancel()
+	for _, seen := range v.taps {
+		// A vote told before, of a person removed since: it is told
+		// again, as no vote.
+		if by := seen.bt.by; len(q.notRevoked([]tapped{seen})) == 0 && !v.removed[by] {
+			if v.removed == nil {
+				v.removed = map[string]bool{}
+			}
+			v.removed[by] = true
+			if b.Voted != nil {
+				b.Voted(dialog.Vote{By: by, Removed: true, At: b.now().UTC()})
+			}
+		}
+	}
+	if len(q.notRevoked([]tapped{t})) == 0 {
+		b.ignored(ignoredRevoked(t.bt.by))
+		return nil, false
+	}
 	for _, seen := range v.taps {
 		switch {
 		case seen.bt == t.bt && t.recorded && seen.recorded:
@@ -375,6 +406,7 @@ func (b *Backend) settleVotes(ctx context.Context, cl client, q *question, seen 
 	if !ok {
 		return bt
 	}
+	b.withRevocations(ctx, cl, q)
 	if final, _ := q.tally(append(q.allTaps(ms), seen...)); final != nil {
 		return final
 	}
@@ -405,6 +437,7 @@ func (b *Backend) votesOnRecord(ctx context.Context, cl client, q *question) (st
 	if err != nil {
 		return "", nil, false
 	}
+	b.withRevocations(ctx, cl, q)
 	id, closes, _ := q.current()
 	if ended := endingIn(q, id, ms); ended != "" {
 		return ended, nil, false

@@ -1,6 +1,6 @@
 //go:build e2e && unix
 
-package cmd_test
+package fleete2e_test
 
 import (
 	"encoding/json"
@@ -9,66 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ask-confirm/ask-confirm/internal/e2e"
 	"github.com/ask-confirm/ask-confirm/internal/ntfytest"
-	"github.com/ask-confirm/ask-confirm/store"
 )
-
-// These tests play a fleet: machines that share one phone setup, each a
-// harness of its own (its own HOME-like XDG tree, store, locks and
-// holders), through the real binary, against the real ntfy server.
-
-// exportedFleet sets the phone up on a headless machine against s, and
-// returns the setup as remote export prints it, for fleetMachine.
-func exportedFleet(t *testing.T, s *ntfytest.Server) string {
-	t.Helper()
-	setup := headless(e2e.NewFakeHarness(t))
-	setup.SetUpPhone(s, "only")
-	exported := setup.Run("remote", "export")
-	if exported.Code != 0 {
-		t.Fatalf("remote export: exit %d %s", exported.Code, exported.Stderr)
-	}
-	return strings.TrimSpace(exported.Stdout)
-}
-
-// fleetMachine is a machine given the setup exported from another, in
-// ASK_CONFIRM_REMOTE, as a CI system hands a job a secret: no remote.json.
-func fleetMachine(t *testing.T, setup string) *e2e.Harness {
-	t.Helper()
-	h := headless(e2e.NewFakeHarness(t))
-	h.Env = append(h.Env, "ASK_CONFIRM_REMOTE="+setup)
-	return h
-}
-
-// tearDown ends a CI runner: its holders and their children killed with
-// SIGKILL, its store, locks and history deleted.
-func tearDown(t *testing.T, h *e2e.Harness) {
-	t.Helper()
-	recs, err := store.New(filepath.Join(h.Dir, "cache", "ask-confirm", "answers.db")).List()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("the runner's store: %v, %d records", err, len(recs))
-	}
-	for _, r := range recs {
-		if r.HolderPID > 0 {
-			// The holder leads its own process group, with the phone's
-			// program in it: a runner's teardown kills them all.
-			_ = syscall.Kill(-r.HolderPID, syscall.SIGKILL)
-		}
-	}
-	// Killed, not yet gone: a holder may finish a write it was in.
-	for _, r := range recs {
-		if r.HolderPID > 0 {
-			e2e.Eventually(t, 30*time.Second, "the runner's killed holder to be gone", func() bool { return !e2e.ProcessAlive(r.HolderPID) })
-		}
-	}
-	for _, d := range []string{"cache", "state", "config"} {
-		e2e.Must(t, os.RemoveAll(filepath.Join(h.Dir, d)))
-	}
-}
 
 // A second remote setup with the same server and topics does not make a
 // second fleet silently: it refuses, says to use remote export, and
@@ -78,8 +24,8 @@ func tearDown(t *testing.T, h *e2e.Harness) {
 func TestFleetSetupAndExport(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
-	first := headless(e2e.NewFakeHarness(t))
-	phoneSetUp(t, first, s, "only")
+	first := e2e.Headless(e2e.NewFakeHarness(t))
+	first.SetUpPhone(s, "only")
 	file := filepath.Join(first.Dir, "config", "ask-confirm", "remote.json")
 	secretOf := func(path string) string {
 		b, err := os.ReadFile(path)
@@ -96,7 +42,7 @@ func TestFleetSetupAndExport(t *testing.T) {
 		t.Fatalf("setup again on the same machine: exit %d, secret kept %v\n%s%s", o.Code, secretOf(file) == secret, o.Stdout, o.Stderr)
 	}
 
-	second := headless(e2e.NewFakeHarness(t))
+	second := e2e.Headless(e2e.NewFakeHarness(t))
 	o := second.RemoteSetup(s, s.AnswerToken)
 	if o.Code != 2 || !strings.Contains(o.Stdout, "FAIL  no other fleet uses replies") || !strings.Contains(o.Stderr, "remote export") || !strings.Contains(o.Stderr, "--new-fleet") {
 		t.Fatalf("a second setup of the same topics: exit %d, want 2 with a hint to remote export\n%s%s", o.Code, o.Stdout, o.Stderr)
@@ -109,7 +55,7 @@ func TestFleetSetupAndExport(t *testing.T) {
 	if exported.Code != 0 || !strings.Contains(exported.Stdout, secret) || strings.Count(strings.TrimSpace(exported.Stdout), "\n") != 0 {
 		t.Fatalf("remote export: exit %d\n%s%s", exported.Code, exported.Stdout, exported.Stderr)
 	}
-	joined := fleetMachine(t, strings.TrimSpace(exported.Stdout))
+	joined := e2e.FleetMachine(t, strings.TrimSpace(exported.Stdout))
 	if o := joined.Run("remote", "mode"); o.Code != 0 || strings.TrimSpace(o.Stdout) != "only" {
 		t.Fatalf("remote mode from %s: exit %d %s%s", "ASK_CONFIRM_REMOTE", o.Code, o.Stdout, o.Stderr)
 	}
@@ -141,18 +87,18 @@ func TestFleetSetupAndExport(t *testing.T) {
 func TestFleetCIStory(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
-	env := exportedFleet(t, s)
+	env := e2e.ExportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
 
 	ask := []string{"--title", "Deploy", "--message", "Deploy 4f2a1c to production?", "--key", "deploy-4f2a1c", "--remote", "only", "--json"}
-	runner := fleetMachine(t, env)
+	runner := e2e.FleetMachine(t, env)
 	job := runner.Run(append(ask, "--wait", "3s")...)
 	runner.Expect(job, 3, "pending")
 	m := phone.Await(1)
-	tearDown(t, runner)
+	e2e.TearDown(t, runner)
 	phone.Tap(m, "Approve")
 
-	rerun := fleetMachine(t, env)
+	rerun := e2e.FleetMachine(t, env)
 	again := rerun.Run(append(ask, "--wait", "20s")...)
 	if again.Code != 0 {
 		req, _ := http.NewRequest("GET", s.URL+"/"+s.ReplyTopic+"/json?poll=1&since=all", nil)
@@ -165,7 +111,7 @@ func TestFleetCIStory(t *testing.T) {
 	}
 	rerun.Expect(again, 0, "approved")
 	// The runner that asked is gone: the re-run follows the phone up.
-	expectFollowUp(t, phone, 2, "Approved on the phone at ")
+	phone.ExpectFollowUp(2, "Approved on the phone at ")
 	time.Sleep(time.Second)
 	if n := phone.Count(); n != 2 {
 		t.Fatalf("the phone received %d messages, want the one request and its follow-up", n)
@@ -174,7 +120,7 @@ func TestFleetCIStory(t *testing.T) {
 	matrix := []string{"--title", "Deploy", "--message", "Roll out release 42?", "--key", "release-42", "--remote", "only", "--json", "--wait", "2m"}
 	var runners []*e2e.Harness
 	for range 3 {
-		runners = append(runners, fleetMachine(t, env))
+		runners = append(runners, e2e.FleetMachine(t, env))
 	}
 	// The three jobs start at once, as a matrix does.
 	var jobs []*e2e.Running
@@ -196,7 +142,7 @@ func TestFleetCIStory(t *testing.T) {
 	for _, j := range jobs {
 		j.H.Expect(j.Wait(90*time.Second), 0, "approved")
 	}
-	expectFollowUp(t, phone, 4, "Approved on the phone at ")
+	phone.ExpectFollowUp(4, "Approved on the phone at ")
 	time.Sleep(2 * time.Second)
 	if n := phone.Count(); n != 4 {
 		t.Fatalf("the phone received %d messages, want two requests and one follow-up each", n)
@@ -210,32 +156,21 @@ func TestFleetCIStory(t *testing.T) {
 func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
-	env := exportedFleet(t, s)
+	env := e2e.ExportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
-	shown := func(h *e2e.Harness) {
-		e2e.Eventually(t, 30*time.Second, "the machine's request to be on the phone", func() bool {
-			for _, e := range h.History() {
-				if e["event"] == "shown" {
-					return true
-				}
-			}
-			return false
-		})
-	}
-
 	ask := []string{"--title", "Deploy", "--message", "Drop the staging data?", "--key", "drop-staging", "--remote", "only", "--json", "--wait", "2m"}
-	first, second := fleetMachine(t, env), fleetMachine(t, env)
+	first, second := e2e.FleetMachine(t, env), e2e.FleetMachine(t, env)
 	a := first.Start(ask...)
 	phone.Await(1)
-	shown(first)
+	e2e.Shown(t, first)
 	b := second.Start(ask...)
-	shown(second)
+	e2e.Shown(t, second)
 	if o := second.Run("cancel", "drop-staging"); o.Code != 0 {
 		t.Fatalf("cancel: exit %d %s", o.Code, o.Stderr)
 	}
 	second.Expect(b.Wait(90*time.Second), 1, "cancelled")
 	first.Expect(a.Wait(90*time.Second), 1, "cancelled")
-	expectFollowUp(t, phone, 2, "This request was cancelled at ")
+	phone.ExpectFollowUp(2, "This request was cancelled at ")
 	time.Sleep(6 * time.Second)
 	if n := phone.Count(); n != 2 {
 		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
@@ -247,7 +182,7 @@ func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
 	older[3] = "Drop the staging data?"
 	a = first.Start(older...)
 	phone.Await(3)
-	shown(first)
+	e2e.Shown(t, first)
 	b = second.Start(ask...)
 	first.Expect(a.Wait(90*time.Second), 7, "superseded")
 	phone.AwaitFirst(5, "This request was replaced by a newer one at ")
@@ -261,12 +196,12 @@ func TestFleetCancelAndSupersedeAcrossMachines(t *testing.T) {
 func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
 	t.Parallel() // scripted dialogs only
 	s := ntfytest.New(t)
-	env := exportedFleet(t, s)
+	env := e2e.ExportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
 
 	laptop := e2e.NewFakeHarness(t)
 	laptop.Env = append(laptop.Env, "ASK_CONFIRM_REMOTE="+env)
-	runner := fleetMachine(t, env)
+	runner := e2e.FleetMachine(t, env)
 	ask := []string{"--title", "Deploy", "--message", "Deploy 9c1e to production?", "--key", "deploy-9c1e", "--json", "--wait", "2m"}
 	a := laptop.Start(append(ask, "--remote", "also")...)
 	laptop.WaitShown(1)
@@ -283,7 +218,7 @@ func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
 	laptop.Answer("approve")
 	laptop.Expect(a.Wait(90*time.Second), 0, "approved")
 	runner.Expect(b.Wait(90*time.Second), 0, "approved")
-	expectFollowUp(t, phone, 2, "Already approved in the dialog at ")
+	phone.ExpectFollowUp(2, "Already approved in the dialog at ")
 	time.Sleep(6 * time.Second)
 	if n := phone.Count(); n != 2 {
 		t.Fatalf("the phone received %d messages, want the request and one follow-up", n)
@@ -301,28 +236,28 @@ func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
 func TestFleetCollectsAtAnyWaitAndTellsBeforeTeardown(t *testing.T) {
 	t.Parallel() // no display
 	s := ntfytest.New(t)
-	env := exportedFleet(t, s)
+	env := e2e.ExportedFleet(t, s)
 	phone := ntfytest.NewPhone(t, s)
 
 	// --wait 0 is the collect the look-up must not cut short; 20s, one
 	// that collected before too, whose follow-up was lost.
 	for i, wait := range []string{"0", "20s"} {
 		ask := []string{"--title", "Deploy", "--message", "Deploy build " + wait + " to production?", "--key", "deploy-" + wait, "--remote", "only", "--json", "--collect-within", "1h", "--wait", "0"}
-		runner := fleetMachine(t, env)
+		runner := e2e.FleetMachine(t, env)
 		job := runner.Run(ask...)
 		runner.Expect(job, 3, "pending")
 		m := phone.Await(2*i + 1)
-		tearDown(t, runner)
+		e2e.TearDown(t, runner)
 		phone.Tap(m, "Approve")
 
-		rerun := fleetMachine(t, env)
+		rerun := e2e.FleetMachine(t, env)
 		began := time.Now()
 		again := rerun.Run(append(ask, "--wait", wait)...)
 		rerun.Expect(again, 0, "approved")
 		t.Logf("the re-run with --wait %s collected the approval in %s", wait, time.Since(began).Round(time.Millisecond))
 		time.Sleep(time.Second)
-		tearDown(t, rerun)
-		expectFollowUp(t, phone, 2*i+2, "Approved on the phone at ")
+		e2e.TearDown(t, rerun)
+		phone.ExpectFollowUp(2*i+2, "Approved on the phone at ")
 		time.Sleep(time.Second)
 		if n := phone.Count(); n != 2*i+2 {
 			t.Fatalf("the phone received %d messages, want a request and one follow-up each", n)
