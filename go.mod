@@ -2,6 +2,8 @@ module github.com/ask-confirm/ask-confirm
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	github.com/adrg/xdg v0.5.3
 	github.com/gofrs/flock v0.13.1

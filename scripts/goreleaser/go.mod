@@ -7,6 +7,8 @@ tool (
 	github.com/goreleaser/goreleaser/v2
 )
 
+require github.com/google/licensecheck v0.3.1
+
 require (
 	al.essio.dev/pkg/shellescape v1.6.0 // indirect
 	cel.dev/expr v0.25.1 // indirect
