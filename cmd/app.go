@@ -124,12 +124,18 @@ func (a *app) execute(args []string) int {
 	root.SetErr(a.stderr)
 	root.SetContext(context.Background())
 	ran, err := root.ExecuteC()
-	if help := ran.Flags().Lookup("help"); err == nil && ran == root && (help == nil || !help.Changed) {
+	if err == nil && ran == root && !changed(ran, "help") && !changed(ran, "version") {
 		// The confirm command always reports its outcome as an exitError:
 		// a bare nil would be a bug, and must not read as approval.
 		err = errNoOutcome
 	}
 	return a.exit(ran.CommandPath(), args, err)
+}
+
+// changed reports whether c's flag name was given.
+func changed(c *cobra.Command, name string) bool {
+	f := c.Flags().Lookup(name)
+	return f != nil && f.Changed
 }
 
 // errNoOutcome stands in for a nil error from the confirm command.

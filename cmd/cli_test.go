@@ -765,11 +765,22 @@ func TestCLIJSONIsOneLineForEveryOutcome(t *testing.T) {
 	}
 }
 
+// version and --version say the same line, and ask nothing; --version
+// beside a question is still only the version.
 func TestCLIVersion(t *testing.T) {
 	f := newCLIFixture(t)
 	r := f.runRaw("version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "ask-confirm ") {
 		t.Errorf("version: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"--version"}, {"--version", "--title", "Deploy"}} {
+		v := f.runRaw(args...)
+		if v.code != 0 || v.stdout != r.stdout || v.stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want version's %q", args, v.code, v.stdout, v.stderr, r.stdout)
+		}
+	}
+	if n := f.spawnCount(); n != 0 {
+		t.Errorf("--version started %d holders", n)
 	}
 }
 

@@ -65,7 +65,7 @@ re-run of one ends cancelled. --all cancels this machine's requests.`,
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&all, "all", false, "cancel every open request")
+	c.Flags().BoolVar(&all, "all", false, "cancel every open request of this machine")
 	return c
 }
 

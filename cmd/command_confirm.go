@@ -76,6 +76,10 @@ Exit codes:
 		},
 	}
 	o.define(c.Flags())
+	// --version, as ask-confirm version says it, and as the other
+	// programs take it.
+	c.Version = lifecycle.VersionLine("ask-confirm")
+	c.SetVersionTemplate("{{.Version}}\n")
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return lifecycle.Usage(err) })
 	c.SetHelpCommand(newHelpCommand())
 	c.AddCommand(newVersionCommand(),

@@ -39,7 +39,8 @@ func cancelKey(ctx context.Context, c remote.Config, httpc *http.Client, rkey st
 		return ok && macEqual(f["fleet"], fleet)
 	}, keyOnlyTag(key, rkey))
 	if err != nil {
-		return nil, fmt.Errorf("reading the fleet's record on %s: %w", c.Server, err)
+		// The poll's error says what it was reading.
+		return nil, err
 	}
 	var out []remote.FleetCancel
 	var qs []*question
