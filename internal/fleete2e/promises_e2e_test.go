@@ -197,7 +197,8 @@ func TestFleetOneQuestionPerKey(t *testing.T) {
 // A vote of 2 of Alice, Bob and Carol, waited for on a runner, whose copy
 // of the setup still lists Bob. Bob approves; then the laptop removes
 // him (his phone is lost): from then on his buttons count on no machine.
-// His tap replayed is ignored, Carol's approval is the only one (1 of 2,
+// His tap replayed is ignored, the phones are told his vote no longer
+// counts, Carol's approval is the only one (1 of 2,
 // on the waiting runner and on a new runner's re-run alike), and the
 // request is approved only once Alice approves too, by Alice and Carol.
 // On 3481494 Bob's approval and Carol's approved the request.
@@ -230,8 +231,13 @@ func TestFleetRemovedApproverStopsCounting(t *testing.T) {
 	}
 	phones["Bob"].Tap(asked["Bob"], "Approve") // the lost phone, replayed
 	phones["Carol"].Tap(asked["Carol"], "Approve")
+	// The phones are told that Bob's vote is withdrawn, and of Carol's.
 	for _, name := range []string{"Alice", "Carol"} {
-		phones[name].ExpectFollowUp(3, "Carol approved; 1 of 2")
+		for _, text := range []string{"Bob's vote no longer counts (removed from the setup); 0 of 2", "Carol approved; 1 of 2"} {
+			if m := phones[name].AwaitFirst(4, text); m.Message != text || len(m.Actions) != 0 {
+				t.Fatalf("%s's phone: %q with %d buttons, want the follow-up %q", name, m.Message, len(m.Actions), text)
+			}
+		}
 	}
 	rerun := e2e.FleetMachine(t, env)
 	o = rerun.Run(append(gate, "--wait", "3s")...)

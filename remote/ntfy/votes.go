@@ -222,7 +222,14 @@ func votesText(bt *button) string {
 }
 
 // progressOf matches a progressText: a follow-up that ends nothing.
-var progressOf = regexp.MustCompile(`^.+ approved( for \S+)?; [0-9]+ of [0-9]+$`)
+var progressOf = regexp.MustCompile(`^.+( approved( for \S+)?|'s vote no longer counts \(removed from the setup\)); [0-9]+ of [0-9]+$`)
+
+// removedText is the follow-up of a vote withdrawn, its person removed
+// from the setup since the request was asked: "Bob's vote no longer counts
+// (removed from the setup); 0 of 2".
+func removedText(name string, votes []dialog.Vote, approvals int) string {
+	return name + "'s vote no longer counts (removed from the setup); " + dialog.Progress(votes, approvals)
+}
 
 // progressText is the follow-up after a vote that did not decide: "Alice
 // approved; 1 of 2".
@@ -347,6 +354,7 @@ func (b *Backend) count(cl client, r dialog.Request, q *question, v *votesSeen, 
 			if b.Voted != nil {
 				b.Voted(dialog.Vote{By: by, Removed: true, At: b.now().UTC()})
 			}
+			b.tellRemoved(cl, q, r, by, v)
 		}
 	}
 	if len(q.notRevoked([]tapped{t})) == 0 {
@@ -486,6 +494,25 @@ func (q *question) personButton(vote dialog.Vote) *button {
 		}
 	}
 	return nil
+}
+
+// tellRemoved tells every person's phone that the vote of name, counted
+// before, is withdrawn (revoke.go), and where the votes stand now. For a
+// fleet, once.
+func (b *Backend) tellRemoved(cl client, q *question, r dialog.Request, name string, v *votesSeen) {
+	_, votes := q.tally(v.taps)
+	text := removedText(name, votes, q.approvals)
+	owner := !q.joined()
+	id, _, _ := q.current()
+	b.followUps.Add(1)
+	go func() {
+		defer b.followUps.Done()
+		if q.key == nil {
+			b.followUp(cl, q, r, text)
+			return
+		}
+		b.tellOnceAs(cl, q, r, text, owner, id+"-removed-"+voterID(name))
+	}()
 }
 
 // tellProgress tells every person's phone of vote, which did not decide

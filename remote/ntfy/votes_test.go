@@ -167,6 +167,7 @@ func TestVoteWords(t *testing.T) {
 	for text, want := range map[string]string{
 		progressText(v, []dialog.Vote{v}, 2):                                                      "ballot_box_with_check",
 		progressText(dialog.Vote{By: "Bob", Approved: true, For: time.Hour}, []dialog.Vote{v}, 3): "ballot_box_with_check",
+		removedText("Bob", nil, 2):                                                                "ballot_box_with_check",
 		"Approved by Alice and Bob at 14:05":                                                      "white_check_mark",
 		"Denied by Carol at 14:06":                                                                "x",
 		"This request was cancelled at 14:05":                                                     "no_entry_sign",
