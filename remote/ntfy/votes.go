@@ -501,24 +501,19 @@ func (q *question) personButton(vote dialog.Vote) *button {
 // fleet, once.
 func (b *Backend) tellRemoved(cl client, q *question, r dialog.Request, name string, v *votesSeen) {
 	_, votes := q.tally(v.taps)
-	text := removedText(name, votes, q.approvals)
-	owner := !q.joined()
-	id, _, _ := q.current()
-	b.followUps.Add(1)
-	go func() {
-		defer b.followUps.Done()
-		if q.key == nil {
-			b.followUp(cl, q, r, text)
-			return
-		}
-		b.tellOnceAs(cl, q, r, text, owner, id+"-removed-"+voterID(name))
-	}()
+	b.tellVoters(cl, q, r, removedText(name, votes, q.approvals), "-removed-"+voterID(name))
 }
 
 // tellProgress tells every person's phone of vote, which did not decide
 // the vote: "Alice approved; 1 of 2". For a fleet, once (tellOnce).
 func (b *Backend) tellProgress(cl client, q *question, r dialog.Request, vote dialog.Vote, votes []dialog.Vote) {
-	text := progressText(vote, votes, q.approvals)
+	b.tellVoters(cl, q, r, progressText(vote, votes, q.approvals), "-"+voterID(vote.By))
+}
+
+// tellVoters sends text, a follow-up that ends nothing, to every person's
+// phone, without waiting; for a fleet, once fleet-wide, its told records
+// under the request's id and suffix.
+func (b *Backend) tellVoters(cl client, q *question, r dialog.Request, text, suffix string) {
 	owner := !q.joined()
 	id, _, _ := q.current()
 	b.followUps.Add(1)
@@ -528,6 +523,6 @@ func (b *Backend) tellProgress(cl client, q *question, r dialog.Request, vote di
 			b.followUp(cl, q, r, text)
 			return
 		}
-		b.tellOnceAs(cl, q, r, text, owner, id+"-"+voterID(vote.By))
+		b.tellOnceAs(cl, q, r, text, owner, id+suffix)
 	}()
 }
