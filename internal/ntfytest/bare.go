@@ -18,7 +18,7 @@ func NewBare(t TB) *Server {
 	s := newServer(t, nil)
 	// The server makes its auth file when it first starts.
 	s.Start()
-	return s
+	return s.handedOver()
 }
 
 // Bin is the ntfy program s runs.

@@ -10,11 +10,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +53,12 @@ type Server struct {
 	// a server set up otherwise (--cache-duration 10m) sets them, then
 	// stops and starts the server.
 	Flags []string
+
+	// onTakenPort, where set, is what Start does where another test's
+	// server took the port first: NewWith, which has handed the address
+	// to nobody yet, chooses another and starts again. A restart by a
+	// test fails instead: its machines know the address.
+	onTakenPort func()
 }
 
 // Program finds the ntfy program: ASK_CONFIRM_NTFY, which scripts/test
@@ -91,6 +99,12 @@ func New(t TB, grants ...[]string) *Server {
 // limits.
 func NewWith(t TB, flags []string, grants ...[]string) *Server {
 	t.Helper()
+	return newWith(t, flags, grants...).handedOver()
+}
+
+// newWith is NewWith, the address still its own to change.
+func newWith(t TB, flags []string, grants ...[]string) *Server {
+	t.Helper()
 	s := newServer(t, flags)
 	s.Topic, s.ReplyTopic = "requests", "replies"
 	// The server makes its auth file when it first starts; the accounts
@@ -118,14 +132,30 @@ func NewWith(t TB, flags []string, grants ...[]string) *Server {
 func newServer(t TB, flags []string) *Server {
 	t.Helper()
 	s := &Server{t: t, bin: Program(t), dir: t.TempDir(), Flags: flags}
+	s.choosePort()
+	s.onTakenPort = func() {
+		s.choosePort()
+		s.Start()
+	}
+	return s
+}
+
+// handedOver is s once its constructor returns it: its address is the
+// test's from now on (onTakenPort).
+func (s *Server) handedOver() *Server {
+	s.onTakenPort = nil
+	return s
+}
+
+// choosePort gives s a port that is free now on 127.0.0.1.
+func (s *Server) choosePort() {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	s.Addr = ln.Addr().String()
 	s.URL = "http://" + s.Addr
 	ln.Close()
-	return s
 }
 
 func (s *Server) ntfy(args ...string) string {
@@ -160,6 +190,10 @@ func (s *Server) Start() {
 		// The floods of bogus replies come from this machine too.
 		"--visitor-request-limit-exempt-hosts", "127.0.0.1")
 	s.cmd.Args = append(s.cmd.Args, s.Flags...)
+	var from int64
+	if fi, err := os.Stat(filepath.Join(s.dir, "server.log")); err == nil {
+		from = fi.Size()
+	}
 	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.t.Fatal(err)
@@ -180,10 +214,20 @@ func (s *Server) Start() {
 	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		// The port was free when newServer chose it, but another test's
+		// server may have taken it since (between a Stop and a Start): its
+		// answer is no answer of this one's, whose own start then fails.
+		if log, _ := os.ReadFile(filepath.Join(s.dir, "server.log")); int64(len(log)) > from && strings.Contains(string(log[from:]), "address already in use") {
+			if s.onTakenPort == nil {
+				s.t.Fatalf("the ntfy server could not listen on %s: another test's server took the port", s.Addr)
+			}
+			s.onTakenPort()
+			return
+		}
 		resp, err := http.Get(s.URL + "/v1/health")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK && listensOn(cmd.Process.Pid, s.Addr) {
 				return
 			}
 		}
@@ -192,6 +236,40 @@ func (s *Server) Start() {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// listensOn reports whether process pid holds the listening socket of
+// addr (127.0.0.1:PORT), as Linux's /proc says; true where /proc has no
+// such table to tell.
+func listensOn(pid int, addr string) bool {
+	table, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return true
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(port)
+	local := fmt.Sprintf("0100007F:%04X", n)
+	var inode string
+	for _, line := range strings.Split(string(table), "\n") {
+		// sl local_address rem_address st ... inode
+		f := strings.Fields(line)
+		if len(f) > 9 && f[1] == local && f[3] == "0A" {
+			inode = f[9]
+		}
+	}
+	if inode == "" {
+		return false
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && target == "socket:["+inode+"]" {
+			return true
+		}
+	}
+	return false
 }
 
 // Access runs ntfy access USER TOPIC PERMISSION on the running server's

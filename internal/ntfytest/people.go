@@ -24,7 +24,7 @@ func NewWithPeople(t TB, names ...string) (*Server, []Person) {
 		topic := "requests-" + strings.ToLower(n)
 		grants = append(grants, []string{"asker", topic, "wo"})
 	}
-	s := NewWith(t, nil, grants...)
+	s := newWith(t, nil, grants...)
 	people := []Person{{Name: names[0], Topic: s.Topic, Token: s.PhoneToken}}
 	for _, n := range names[1:] {
 		user, topic := "phone-"+strings.ToLower(n), "requests-"+strings.ToLower(n)
@@ -35,7 +35,7 @@ func NewWithPeople(t TB, names ...string) (*Server, []Person) {
 	// A token added while the server runs is refused for a while.
 	s.Stop()
 	s.Start()
-	return s, people
+	return s.handedOver(), people
 }
 
 // NewPhoneOf is NewPhone for p's phone: it reads p's topic with p's

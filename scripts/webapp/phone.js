@@ -148,19 +148,32 @@ async function main() {
       });
     });
 
-    // Sign in as the phone's account.
-    await page.goto(`${server}/login`);
-    await page.fill("#username", user);
-    await page.fill("#password", password);
-    await page.click('button[type="submit"]');
-    await page.waitForURL((u) => !u.pathname.startsWith("/login"));
-
-    // Subscribe to the request topic, as a person does.
-    await page.getByRole("button", { name: "Subscribe to topic" }).click();
-    const dialog = page.getByRole("dialog");
-    await dialog.locator("#topic").fill(topic);
-    await dialog.getByRole("button", { name: "Subscribe", exact: true }).click();
-    await page.waitForURL((u) => u.pathname === `/${topic}`);
+    // Sign in as the phone's account, and subscribe to the request
+    // topic, as a person does. ntfy's app, before any request reaches it,
+    // now and then fails to render its subscribe dialog (its error
+    // boundary catches "Cannot read properties of undefined (reading
+    // 'map')"), as a person would see it fail and reload: it is started
+    // afresh, up to three times, each said on stderr.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await page.goto(`${server}/login`);
+        await page.fill("#username", user);
+        await page.fill("#password", password);
+        await page.click('button[type="submit"]');
+        await page.waitForURL((u) => !u.pathname.startsWith("/login"));
+        await page.getByRole("button", { name: "Subscribe to topic" }).click();
+        const dialog = page.getByRole("dialog");
+        await dialog.locator("#topic").fill(topic, { timeout: Math.min(timeout, 20000) });
+        await dialog.getByRole("button", { name: "Subscribe", exact: true }).click();
+        await page.waitForURL((u) => u.pathname === `/${topic}`);
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+        log(`the web app did not start (attempt ${attempt}): ${e.message.split("\n")[0]}; starting it again`);
+        await page.context().clearCookies();
+        await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); }).catch(() => {});
+      }
+    }
     await withTimeout(subscribed, timeout, `the web app's subscription to ${topic} did not open`);
     say({ event: "ready" });
 
