@@ -129,14 +129,7 @@ func TestFleetCIStory(t *testing.T) {
 	}
 	m = phone.Await(3)
 	for _, h := range runners {
-		e2e.Eventually(t, 30*time.Second, "each runner's request to be on the phone", func() bool {
-			for _, e := range h.History() {
-				if e["event"] == "shown" {
-					return true
-				}
-			}
-			return false
-		})
+		e2e.Shown(t, h)
 	}
 	phone.Tap(m, "Approve")
 	for _, j := range jobs {
@@ -207,14 +200,7 @@ func TestFleetAnswerInTheDialogReachesTheOtherMachine(t *testing.T) {
 	laptop.WaitShown(1)
 	phone.Await(1)
 	b := runner.Start(append(ask, "--remote", "only")...)
-	e2e.Eventually(t, 30*time.Second, "the runner to join the request", func() bool {
-		for _, e := range runner.History() {
-			if e["event"] == "shown" {
-				return true
-			}
-		}
-		return false
-	})
+	e2e.Shown(t, runner)
 	laptop.Answer("approve")
 	laptop.Expect(a.Wait(90*time.Second), 0, "approved")
 	runner.Expect(b.Wait(90*time.Second), 0, "approved")
