@@ -363,10 +363,19 @@ func (h *Harness) History() []map[string]any {
 		return nil
 	}
 	Must(h.T, err)
+	// A line is whole once its newline is written: the program appends
+	// each event with one write, and a reader can meet a file just
+	// created, or a line whose write is still going on. Such a tail is
+	// left for the next read; a whole line that does not decode fails.
 	var events []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for {
+		line, rest, whole := bytes.Cut(b, []byte{'\n'})
+		if !whole {
+			break
+		}
+		b = rest
 		var e map[string]any
-		Must(h.T, json.Unmarshal([]byte(line), &e))
+		Must(h.T, json.Unmarshal(line, &e))
 		events = append(events, e)
 	}
 	return events
