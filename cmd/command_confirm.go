@@ -86,8 +86,39 @@ Exit codes:
 		newListCommand(a), newStatusCommand(a), newCancelCommand(a), newForgetCommand(a),
 		newGCCommand(a), newHistoryCommand(a), newMCPCommand(), newDoctorCommand(a), newHookCommand(a),
 		newChooseCommand(a), newInputCommand(a), newRemoteCommand(a))
+	// cobra's completion command writes to the output the root has when
+	// it is made.
+	c.SetOut(a.stdout)
+	c.SetErr(a.stderr)
+	c.InitDefaultCompletionCmd()
+	refuseUnknownSubcommands(c)
 	a.addCompletions(c)
 	return c
+}
+
+// refuseUnknownSubcommands gives each command of c's tree that only groups
+// others (remote, remote approver, completion) a run of its own: bare, it
+// prints its help (exit 0); with an argument that names none of its
+// commands, it is a usage error (exit 2). cobra prints the help and exits 0
+// for both, so a script's typo ("remote aprover add") would read as done.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasParent() || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	// Its arguments are this run's to judge (cobra's completion command
+	// takes none, and says so as no usage error), and its usage line has
+	// no flags: bare, it is its help.
+	c.Args = cobra.ArbitraryArgs
+	c.DisableFlagsInUseLine = true
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return lifecycle.Usage(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()))
+		}
+		return c.Help()
+	}
 }
 
 // exitCodeTable is lifecycle.ExitCodes as a command's --help shows it:

@@ -284,3 +284,39 @@ func TestListedValues(t *testing.T) {
 		}
 	}
 }
+
+// A command that only groups others (remote, remote approver, completion)
+// prints its help when given bare, and refuses an argument that names none
+// of its commands with a usage error: cobra alone printed the help and
+// exited 0 for both, so a script's typo read as done.
+func TestGroupingCommandsRefuseUnknownCommands(t *testing.T) {
+	t.Setenv(remote.SetupEnv, "")
+	f := newCLIFixture(t)
+	var groups []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasParent() && c.HasSubCommands() {
+			groups = append(groups, strings.TrimPrefix(c.CommandPath(), "ask-confirm "))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCommand(f.a))
+	for _, want := range []string{"completion", "remote", "remote approver"} {
+		if !slices.Contains(groups, want) {
+			t.Errorf("the grouping commands %q leave out %q", groups, want)
+		}
+	}
+	for _, g := range groups {
+		args := strings.Fields(g)
+		bare := f.runRaw(args...)
+		if bare.code != 0 || !strings.Contains(bare.stdout, "Available Commands:") || bare.stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q, want its help and exit 0; stdout %.200q", g, bare.code, bare.stderr, bare.stdout)
+		}
+		typo := f.runRaw(append(args, "aprover")...)
+		if typo.code != 2 || typo.stdout != "" || !strings.Contains(typo.stderr, `unknown command "aprover" for "ask-confirm `+g+`"`) {
+			t.Errorf("%s aprover: exit %d, stdout %.100q, stderr %q; want exit 2 naming the unknown command", g, typo.code, typo.stdout, typo.stderr)
+		}
+	}
+}
