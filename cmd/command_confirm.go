@@ -105,6 +105,11 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		refuseUnknownSubcommands(sub)
 	}
+	if c.Args != nil {
+		// cobra's own commands (completion bash) check their arguments
+		// with its validators, whose errors are usage errors too.
+		c.Args = usageArgs(c.Args)
+	}
 	if !c.HasParent() || c.Runnable() || !c.HasSubCommands() {
 		return
 	}

@@ -320,3 +320,15 @@ func TestGroupingCommandsRefuseUnknownCommands(t *testing.T) {
 		}
 	}
 }
+
+// cobra's completion commands take no argument beyond the shell: another
+// one is a usage error (exit 2), as every command's is.
+func TestCompletionRefusesAnExtraArgument(t *testing.T) {
+	f := newCLIFixture(t)
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		r := f.runRaw("completion", shell, "extra")
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("completion %s extra: exit %d, stdout %.100q, stderr %q; want exit 2", shell, r.code, r.stdout, r.stderr)
+		}
+	}
+}
