@@ -429,11 +429,15 @@ func (p *Phone) Await(n int) Message {
 			return m
 		}
 		got := len(p.seen)
+		var texts []string
+		for _, m := range p.seen {
+			texts = append(texts, fmt.Sprintf("%s %q", m.Received.Format("15:04:05.000"), m.Message))
+		}
 		p.mu.Unlock()
 		select {
 		case <-p.more:
 		case <-deadline:
-			p.t.Fatalf("the phone received %d messages, waiting for %d", got, n)
+			p.t.Fatalf("the phone of %s received %d messages, waiting for %d: %s", p.topic, got, n, strings.Join(texts, "; "))
 		}
 	}
 }

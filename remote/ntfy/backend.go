@@ -566,7 +566,7 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 	go func() {
 		defer close(ended)
 		since := ""
-		refusedBefore := false // the last try was refused with 403
+		refusals := 0 // the tries refused with 403 in a row
 		useHub := b.Hub != nil
 		for {
 			connected := false
@@ -594,17 +594,17 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 				return
 			case err == nil:
 				return // a capability matched
-			case errors.As(err, new(forbidden)) && !refusedBefore:
-				// Tried once more (forbidden).
-				refusedBefore = true
+			case errors.As(err, new(forbidden)) && refusals < forbiddenAgain:
+				// Tried again (forbidden).
+				refusals++
 			case errors.Is(err, ErrRefused):
 				s.replies <- reply{err: err}
 				return
 			default:
-				refusedBefore = false
+				refusals = 0
 			}
 			if connected {
-				refusedBefore = false
+				refusals = 0
 			}
 			select {
 			case <-s.opened:
@@ -616,10 +616,14 @@ func (b *Backend) subscribe(ctx context.Context, cl client, q *question) *subscr
 			if since == "" && openedAt != 0 {
 				since = strconv.FormatInt(openedAt, 10)
 			}
+			pause := b.retry()
+			if refusals > 0 {
+				pause = min(pause, forbiddenPause(refusals))
+			}
 			select {
 			case <-sctx.Done():
 				return
-			case <-time.After(b.retry()):
+			case <-time.After(pause):
 			}
 		}
 	}()

@@ -236,13 +236,13 @@ func (h *Hub) broadcast(l hubLine) {
 
 // stream reads the reply topic until ctx ends or the server refuses it
 // for good, as Backend.subscribe does: dropped connections resumed from
-// the last message read after a second, a 403 tried once more.
+// the last message read after a second, a 403 tried again (forbidden).
 func (h *Hub) stream(ctx context.Context) error {
 	cl := client{c: h.Config, http: h.HTTP}
 	if cl.http == nil {
 		cl.http = &http.Client{CheckRedirect: noRedirect}
 	}
-	since, refusedBefore := "", false
+	since, refusals := "", 0
 	for {
 		connected := false
 		opened := func(serverTime int64) {
@@ -275,17 +275,21 @@ func (h *Hub) stream(ctx context.Context) error {
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case errors.As(err, new(forbidden)) && !refusedBefore && !connected:
-			refusedBefore = true
+		case errors.As(err, new(forbidden)) && refusals < forbiddenAgain && !connected:
+			refusals++
 		case errors.Is(err, ErrRefused):
 			return err
 		default:
-			refusedBefore = false
+			refusals = 0
+		}
+		pause := time.Second
+		if refusals > 0 {
+			pause = forbiddenPause(refusals)
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(time.Second):
+		case <-time.After(pause):
 		}
 	}
 }

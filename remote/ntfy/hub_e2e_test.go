@@ -329,7 +329,7 @@ func answerWithoutTheHub(t *testing.T, phone *ntfytest.Phone, ownStreams *stream
 		}
 	}
 	// At least one stream each: ntfy answers a burst of them with a 403
-	// now and then, which is tried once more (forbidden).
+	// now and then, which is tried again (forbidden).
 	if got := ownStreams.opened.Load(); got < int64(n) {
 		t.Errorf("%d streams of the requests' own after the hub was killed, want one each (%d)", got, n)
 	}

@@ -129,8 +129,9 @@ func TestFollowStreamsAgain(t *testing.T) {
 }
 
 // A poll refused with 403 while the stream is refused for the limit is
-// the subscription's refusal, as a stream's 403 is: tried once more by
-// the caller, then the request fails rather than waits unread.
+// the subscription's refusal, as a stream's 403 is: tried again by the
+// caller (forbiddenAgain), then the request fails rather than waits
+// unread.
 func TestFollowPollForbidden(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("poll") == "1" {
@@ -143,7 +144,7 @@ func TestFollowPollForbidden(t *testing.T) {
 	cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
 	_, err := cl.follow(context.Background(), "replies", "", nil, nil, func(message) bool { return true }, nil)
 	if !errors.Is(err, ErrRefused) || !errors.As(err, new(forbidden)) {
-		t.Fatalf("follow: %v, want a refusal tried once more", err)
+		t.Fatalf("follow: %v, want the refusal", err)
 	}
 }
 

@@ -50,6 +50,22 @@ func ask(ctx context.Context, b *Backend, r dialog.Request) *asking {
 	return a
 }
 
+// sayOnFailure has the test's log say, where it fails, whether Ask had
+// returned by then, and what.
+func (a *asking) sayOnFailure(t *testing.T) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		select {
+		case <-a.done:
+			t.Logf("Ask had returned %+v, %v", a.ans, a.err)
+		default:
+			t.Logf("Ask had not returned")
+		}
+	})
+}
+
 // wait returns what Ask returned, then ends its context as a holder does
 // once it recorded the answer, and waits for the follow-up to be sent.
 func (a *asking) wait(t *testing.T) (dialog.Answer, error) {

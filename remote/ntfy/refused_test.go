@@ -43,9 +43,9 @@ func refusingServer(t *testing.T, code int, refuse int64) (srv *httptest.Server,
 // ntfy answers 403 for a token without access, and also for a moment when
 // its accounts' database is busy (its access check turns any database
 // error into 403; three machines subscribing at once under load met it).
-// One 403 on the subscription is tried once more and the request goes on;
-// two in a row are the refusal, with no request put on the phone; a 401
-// is final at once.
+// 403s on the subscription are tried forbiddenAgain more times and the
+// request goes on; one more in a row is the refusal, with no request put
+// on the phone; a 401 is final at once.
 func TestSubscriptionRefusedOnceIsTriedAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -55,7 +55,8 @@ func TestSubscriptionRefusedOnceIsTriedAgain(t *testing.T) {
 		wantSent  bool
 	}{
 		{"one 403", http.StatusForbidden, 1, 2, true},
-		{"403 every time", http.StatusForbidden, 1 << 30, 2, false},
+		{"403 on all but the last try", http.StatusForbidden, forbiddenAgain, forbiddenAgain + 1, true},
+		{"403 every time", http.StatusForbidden, 1 << 30, forbiddenAgain + 1, false},
 		{"401", http.StatusUnauthorized, 1 << 30, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,10 +106,11 @@ func approvedErr(approved bool) error {
 	return nil
 }
 
-// A poll of the fleet's record met by one 403 is tried once more; two
-// are an error, which the caller reads as a record it cannot read.
-func TestPollRefusedOnceIsTriedAgain(t *testing.T) {
-	for _, refuse := range []int64{1, 2} {
+// A poll of the fleet's record met by 403s is tried forbiddenAgain more
+// times; one more is an error, which the caller reads as a record it
+// cannot read.
+func TestPollRefusedIsTriedAgain(t *testing.T) {
+	for _, refuse := range []int64{1, forbiddenAgain, forbiddenAgain + 1} {
 		var tries atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tries.Add(1) <= refuse {
@@ -120,13 +122,50 @@ func TestPollRefusedOnceIsTriedAgain(t *testing.T) {
 		cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
 		ms, err := cl.poll(context.Background(), "replies", "all", keepAll)
 		srv.Close()
+		passes := refuse <= forbiddenAgain
 		switch {
-		case refuse == 1 && (err != nil || len(ms) != 1):
-			t.Fatalf("one 403: %v %v", ms, err)
-		case refuse == 2 && err == nil:
-			t.Fatalf("two 403s: %v, want an error", ms)
-		case tries.Load() != 2:
-			t.Fatalf("%d refused before: %d tries, want 2", refuse, tries.Load())
+		case passes && (err != nil || len(ms) != 1):
+			t.Fatalf("%d 403s: %v %v", refuse, ms, err)
+		case !passes && err == nil:
+			t.Fatalf("%d 403s: %v, want an error", refuse, ms)
+		case tries.Load() != min(refuse+1, forbiddenAgain+1):
+			t.Fatalf("%d refused before: %d tries, want %d", refuse, tries.Load(), min(refuse+1, forbiddenAgain+1))
+		}
+	}
+}
+
+// A publish refused with 403 is tried forbiddenAgain more times, as ntfy
+// refuses one of a burst now and then; one more is the refusal, with the
+// mend; a 401 is final at once.
+func TestPublishRefusedIsTriedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		code        int
+		refuse      int64
+		wantTries   int64
+		wantRefused bool
+	}{
+		{http.StatusForbidden, forbiddenAgain, forbiddenAgain + 1, false},
+		{http.StatusForbidden, forbiddenAgain + 1, forbiddenAgain + 1, true},
+		{http.StatusUnauthorized, 1, 1, true},
+	} {
+		var tries atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tries.Add(1) <= tc.refuse {
+				w.WriteHeader(tc.code)
+				return
+			}
+			fmt.Fprintln(w, `{"id":"m1","time":1,"event":"message","topic":"requests"}`)
+		}))
+		cl := client{c: remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker"}, http: srv.Client()}
+		id, err := cl.publish(context.Background(), message{Topic: "requests", Message: "Ship it?"})
+		srv.Close()
+		switch {
+		case tc.wantRefused && !errors.Is(err, ErrPublishRefused):
+			t.Fatalf("%d %d times: %q, %v; want the refusal", tc.code, tc.refuse, id, err)
+		case !tc.wantRefused && (err != nil || id != "m1"):
+			t.Fatalf("%d %d times: %q, %v; want it published", tc.code, tc.refuse, id, err)
+		case tries.Load() != tc.wantTries:
+			t.Fatalf("%d %d times: %d tries, want %d", tc.code, tc.refuse, tries.Load(), tc.wantTries)
 		}
 	}
 }

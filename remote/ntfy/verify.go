@@ -321,11 +321,11 @@ const badPriority = 40007
 // carries, may write c's reply topic, publishing nothing: ntfy checks the
 // token's access before it reads the message, and refuses this one for
 // its priority (badPriority) only once the token was let through. A 403
-// is tried once more: ntfy answers it too for a moment when its accounts'
-// database is busy.
+// is tried forbiddenAgain more times: ntfy answers it too for a moment
+// when its accounts' database is busy.
 func probeAnswerToken(ctx context.Context, hc *http.Client, c remote.Config) answerProbe {
 	var p answerProbe
-	for try := 0; try < 2; try++ {
+	for try := 0; try <= forbiddenAgain; try++ {
 		var code int
 		p.status, code, p.said, p.err = publishBadPriority(ctx, hc, c.TopicURL(c.ReplyTopic), c.AnswerToken)
 		p.ok = p.err == nil && (p.status == http.StatusBadRequest && code == badPriority || p.status/100 == 2)

@@ -117,7 +117,10 @@ func TestVoteTwoOfThree(t *testing.T) {
 		t.Run(map[bool]string{false: "alone", true: "fleet"}[fleet], func(t *testing.T) {
 			pn := newPanel(t, fleet)
 			var seen votes
-			a := ask(context.Background(), &Backend{Config: pn.c, Voted: seen.add}, voteRequest(2))
+			b := &Backend{Config: pn.c, Voted: seen.add}
+			told(t, b)
+			a := ask(context.Background(), b, voteRequest(2))
+			a.sayOnFailure(t)
 			asked := pn.everyone(t, 1, "Run the production migration?")
 			caps := map[string]bool{}
 			for name, m := range asked {
@@ -153,6 +156,29 @@ func TestVoteTwoOfThree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// told has what b reports to Ignored and Lost written in the test's log
+// where the test fails: why a tap did not count, or a follow-up was not
+// sent. What is reported after the test ended is dropped.
+func told(t *testing.T, b *Backend) {
+	var mu sync.Mutex
+	var lines []string
+	add := func(kind string) func(string) {
+		return func(s string) {
+			mu.Lock()
+			lines = append(lines, time.Now().Format("15:04:05.000")+" "+kind+": "+s)
+			mu.Unlock()
+		}
+	}
+	b.Ignored, b.Lost = add("ignored"), add("lost")
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t.Failed() {
+			t.Logf("the backend reported:\n%s", strings.Join(lines, "\n"))
+		}
+	})
 }
 
 func others(name string) []string {
