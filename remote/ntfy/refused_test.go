@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,6 +167,45 @@ func TestPublishRefusedIsTriedAgain(t *testing.T) {
 			t.Fatalf("%d %d times: %q, %v; want it published", tc.code, tc.refuse, id, err)
 		case tries.Load() != tc.wantTries:
 			t.Fatalf("%d %d times: %d tries, want %d", tc.code, tc.refuse, tries.Load(), tc.wantTries)
+		}
+	}
+}
+
+// A check of remote test that must succeed, met by a 403 now and then as
+// ntfy refuses one of a burst, holds once a new try passes; refused every
+// time, it fails with the access line; a check that must be refused takes
+// the first 403 as its answer, tried once.
+func TestVerifierTriesA403Again(t *testing.T) {
+	for _, refuse := range []int64{forbiddenAgain, forbiddenAgain + 1} {
+		var publishes, refusals atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Header.Get("Authorization") != "Bearer tk_asker":
+				refusals.Add(1)
+				w.WriteHeader(http.StatusForbidden)
+			case publishes.Add(1) <= refuse:
+				w.WriteHeader(http.StatusForbidden)
+			default:
+				fmt.Fprintln(w, `{"id":"m1","time":1,"event":"message","topic":"requests"}`)
+			}
+		}))
+		c := remote.Config{Server: srv.URL, Topic: "requests", ReplyTopic: "replies", Token: "tk_asker", AnswerToken: "tk_answer"}
+		v := &verifier{ctx: context.Background(), hc: srv.Client(), c: c}
+		v.checkPublish(c.People()[0])
+		v.checkNoPublish(c.People()[0])
+		srv.Close()
+		holds := refuse <= forbiddenAgain
+		switch {
+		case len(v.out) != 3:
+			t.Fatalf("%d 403s: findings %+v", refuse, v.out)
+		case v.out[0].OK != holds:
+			t.Fatalf("%d 403s: %+v, want OK %v", refuse, v.out[0], holds)
+		case !holds && !strings.Contains(v.out[0].Mend, "ntfy access ASKER requests wo"):
+			t.Fatalf("%d 403s: the mend is %q", refuse, v.out[0].Mend)
+		case publishes.Load() != min(refuse+1, forbiddenAgain+1):
+			t.Fatalf("%d 403s: %d publishes tried, want %d", refuse, publishes.Load(), min(refuse+1, forbiddenAgain+1))
+		case !v.out[1].OK || !v.out[2].OK || refusals.Load() != 2:
+			t.Fatalf("the checks that must be refused: %+v, %+v after %d tries, want both holding after 2", v.out[1], v.out[2], refusals.Load())
 		}
 	}
 }
