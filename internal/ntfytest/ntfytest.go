@@ -286,19 +286,47 @@ func (s *Server) Stop() {
 }
 
 // Post sends body to the reply topic with the answer token, as someone who
-// holds that token but no button would.
+// holds that token but no button would, and who sends it again where ntfy
+// refuses it with 403 (againWhenRefused).
 func (s *Server) Post(body string) {
 	s.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.URL+"/"+s.ReplyTopic, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.AnswerToken)
-	resp, err := http.DefaultClient.Do(req)
+	code, err := againWhenRefused(func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodPost, s.URL+"/"+s.ReplyTopic, strings.NewReader(body))
+		if err == nil {
+			req.Header.Set("Authorization", "Bearer "+s.AnswerToken)
+		}
+		return req, err
+	})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		s.t.Fatalf("posting a reply: %s", resp.Status)
+	if code != http.StatusOK {
+		s.t.Fatalf("posting a reply: %d %s", code, http.StatusText(code))
 	}
+}
+
+// againWhenRefused sends the request newReq makes, and again, up to three
+// times, a quarter of a second apart, where ntfy refuses it with 403, as
+// it refuses one of a burst now and then while its accounts' database is
+// busy. It returns the last status.
+func againWhenRefused(newReq func() (*http.Request, error)) (int, error) {
+	code := 0
+	for try := 0; try < 4 && (try == 0 || code == http.StatusForbidden); try++ {
+		if try > 0 {
+			time.Sleep(250 * time.Millisecond)
+		}
+		req, err := newReq()
+		if err != nil {
+			return 0, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		code = resp.StatusCode
+	}
+	return code, nil
 }
 
 // Message is a message as the phone receives it.
@@ -483,10 +511,8 @@ const ReadingTime = 600 * time.Millisecond
 // Tap performs the action labelled label of m exactly as the ntfy apps
 // do: its method, URL, headers and body, nothing else, no sooner than
 // ReadingTime after m arrived. It returns the HTTP status the server
-// answered. A tap ntfy refuses with 403, as it refuses one of a burst now
-// and then while its accounts' database is busy, is tapped again, up to
-// three times, a quarter of a second apart: the app says the action
-// failed, and the person taps once more.
+// answered. A tap ntfy refuses with 403 is tapped again (againWhenRefused):
+// the app says the action failed, and the person taps once more.
 func (p *Phone) Tap(m Message, label string) int {
 	p.t.Helper()
 	time.Sleep(time.Until(m.Received.Add(ReadingTime)))
@@ -497,24 +523,17 @@ func (p *Phone) Tap(m Message, label string) int {
 		if a.Action != "http" {
 			p.t.Fatalf("button %s is a %s action, not http", label, a.Action)
 		}
-		code := 0
-		for try := 0; try < 4 && (try == 0 || code == http.StatusForbidden); try++ {
-			if try > 0 {
-				time.Sleep(250 * time.Millisecond)
-			}
+		code, err := againWhenRefused(func() (*http.Request, error) {
 			req, err := http.NewRequest(a.Method, a.URL, strings.NewReader(a.Body))
-			if err != nil {
-				p.t.Fatal(err)
+			if err == nil {
+				for k, v := range a.Headers {
+					req.Header.Set(k, v)
+				}
 			}
-			for k, v := range a.Headers {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				p.t.Fatalf("tapping %s: %v", label, err)
-			}
-			resp.Body.Close()
-			code = resp.StatusCode
+			return req, err
+		})
+		if err != nil {
+			p.t.Fatalf("tapping %s: %v", label, err)
 		}
 		return code
 	}

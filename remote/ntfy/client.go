@@ -84,9 +84,9 @@ var ErrPublishRefused = errors.New("the ntfy server refused to publish the messa
 // server could not take (a connection refused, a 5xx, a 429) is tried
 // again after a pause, within publishWithin: a server that has just
 // restarted refuses every request for a moment. A 403 is tried
-// forbiddenAgain more times (ntfy now and then answers one of a burst
-// with 403), a 401 never, and a
-// try the server held past tryWithin is not tried again. A publish whose
+// forbiddenAgain more times, within a second (ntfy now and then answers
+// one of a burst with 403), a 401 never, and a try the server held past
+// tryWithin is not tried again. A publish whose
 // answer was lost may have arrived: the phone may show it twice, with the
 // same buttons.
 func (cl client) publish(ctx context.Context, m message) (string, error) {
@@ -102,21 +102,24 @@ func (cl client) publish(ctx context.Context, m message) (string, error) {
 		if err == nil || !again || ctx.Err() != nil {
 			return id, err
 		}
+		wait := pause
 		if errors.Is(err, ErrPublishRefused) {
 			if refused++; refused > forbiddenAgain {
 				return "", err
 			}
+			wait = forbiddenPause(refused)
+		} else {
+			pause = min(2*pause, 2*time.Second)
 		}
-		if time.Now().Add(pause).After(deadline) {
+		if time.Now().Add(wait).After(deadline) {
 			return "", err
 		}
 		select {
 		case <-ctx.Done():
 			// What went wrong says more than that the time ran out.
 			return "", err
-		case <-time.After(pause):
+		case <-time.After(wait):
 		}
-		pause = min(2*pause, 2*time.Second)
 	}
 }
 
@@ -211,12 +214,12 @@ type forbidden struct{ error }
 // record), ntfy 2.13 refused about 1 in 100 with 403, each of which
 // passed when tried again a quarter of a second later; one more try alone
 // now and then met a second refusal on a busy machine, and a follow-up
-// was lost. A token truly without access is reported about a second or
-// two later than it would be after one try.
+// was lost. A token truly without access is reported about half a second
+// later than it would be after one try.
 const forbiddenAgain = 3
 
 // forbiddenPause is the pause before the n-th new try (from 1) of a
-// subscription or a poll refused with 403: 100 ms, doubled each time.
+// request refused with 403: 100 ms, doubled each time, 0.7 s in all.
 func forbiddenPause(n int) time.Duration { return 100 * time.Millisecond << (n - 1) }
 
 func (f forbidden) Unwrap() error { return f.error }
