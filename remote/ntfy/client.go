@@ -222,6 +222,18 @@ const forbiddenAgain = 3
 // request refused with 403: 100 ms, doubled each time, 0.7 s in all.
 func forbiddenPause(n int) time.Duration { return 100 * time.Millisecond << (n - 1) }
 
+// whileForbidden calls try, and again after each forbiddenPause, up to
+// forbiddenAgain more times, while try reports a 403 and ctx lasts.
+func whileForbidden(ctx context.Context, try func() (forbidden bool)) {
+	for again := 1; try() && again <= forbiddenAgain; again++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(forbiddenPause(again)):
+		}
+	}
+}
+
 func (f forbidden) Unwrap() error { return f.error }
 
 // idleLimit is how long a subscription may stay silent before it counts
@@ -406,16 +418,13 @@ const pollIdle = 2 * time.Second
 // (limited) is tried again at the delays of follow's polls, within
 // limitedWithin.
 func (cl client) poll(ctx context.Context, topic, since string, keep func(message) bool, tags ...string) ([]message, error) {
-	ms, err := cl.pollOnce(ctx, topic, since, keep, tags)
+	var ms []message
+	var err error
 	// Tried again, as a subscription is (forbidden).
-	for again := 1; errors.As(err, new(forbidden)) && again <= forbiddenAgain; again++ {
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(forbiddenPause(again)):
-		}
+	whileForbidden(ctx, func() bool {
 		ms, err = cl.pollOnce(ctx, topic, since, keep, tags)
-	}
+		return errors.As(err, new(forbidden))
+	})
 	for delay, waited := pollFirst, time.Duration(0); errors.As(err, new(limited)) && waited+delay <= limitedWithin; delay = nextDelay(delay) {
 		select {
 		case <-ctx.Done():

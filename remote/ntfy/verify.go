@@ -142,16 +142,11 @@ func (v *verifier) write(topic, token, body string) (int, error) {
 // and then, so that a check does not report an access rule that holds as
 // missing. A check that must be refused is tried once: its first 403 is
 // its answer.
-func (v *verifier) allowed(try func() (int, error)) (int, error) {
-	s, err := try()
-	for again := 1; err == nil && s == http.StatusForbidden && again <= forbiddenAgain; again++ {
-		select {
-		case <-v.ctx.Done():
-			return s, err
-		case <-time.After(forbiddenPause(again)):
-		}
+func (v *verifier) allowed(try func() (int, error)) (s int, err error) {
+	whileForbidden(v.ctx, func() bool {
 		s, err = try()
-	}
+		return err == nil && s == http.StatusForbidden
+	})
 	return s, err
 }
 
@@ -349,20 +344,13 @@ const badPriority = 40007
 // when its accounts' database is busy.
 func probeAnswerToken(ctx context.Context, hc *http.Client, c remote.Config) answerProbe {
 	var p answerProbe
-	for try := 0; try <= forbiddenAgain; try++ {
+	whileForbidden(ctx, func() bool {
 		var code int
 		p.status, code, p.said, p.err = publishBadPriority(ctx, hc, c.TopicURL(c.ReplyTopic), c.AnswerToken)
 		p.ok = p.err == nil && (p.status == http.StatusBadRequest && code == badPriority || p.status/100 == 2)
 		p.refused = p.err == nil && (p.status == http.StatusUnauthorized || p.status == http.StatusForbidden)
-		if p.status != http.StatusForbidden {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return p
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return p.status == http.StatusForbidden
+	})
 	return p
 }
 
